@@ -1,0 +1,37 @@
+# Two commands do all the set-up on a fresh machine:
+#   make run   — the main job (server with house bots, SQLite default)
+#   make test  — the whole test suite
+# Both create (or reuse) the virtualenv in .venv and install the project into it.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test venv lint golden bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test,dev]'
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/arena run $(ARGS)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check engine protocol server bots clients tests
+
+golden: $(STAMP)
+	$(BIN)/arena golden --write
+
+bench: $(STAMP)
+	$(BIN)/arena bench engine
+
+clean:
+	rm -rf $(VENV) .pytest_cache

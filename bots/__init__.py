@@ -1,0 +1,1 @@
+"""Policies. Bots reach the server only through :mod:`clients`, like any third-party bot."""

@@ -1,0 +1,26 @@
+"""Pure game rules behind one contract (see :mod:`engine.core`). Standard library only."""
+
+from engine.core import (
+    CHANCE,
+    Action,
+    BadNotation,
+    BadOptions,
+    Decision,
+    EngineError,
+    Event,
+    Game,
+    GameInfo,
+    IllegalAction,
+    MalformedAction,
+    NotToAct,
+    Outcome,
+    State,
+    Transition,
+)
+from engine.registry import get, names, register
+
+__all__ = [
+    "CHANCE", "Action", "BadNotation", "BadOptions", "Decision", "EngineError", "Event", "Game",
+    "GameInfo", "IllegalAction", "MalformedAction", "NotToAct", "Outcome", "State", "Transition",
+    "get", "names", "register",
+]

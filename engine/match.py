@@ -1,0 +1,206 @@
+"""The match driver: a game, a seeded RNG, the action log, hidden simultaneous commitments.
+
+Sans-I/O and deterministic. The server wraps one :class:`Match` per live match and adds
+clocks, request ids and sockets; tests and benchmarks drive it directly.
+
+Contract::
+
+    m = Match(game, num_seats=2, options={}, seed=7)
+    events = m.advance()                 # resolve chance nodes (the deal) up to a seat decision
+    while not m.is_over:
+        for seat in m.awaiting():        # seats that still owe an action
+            events = m.submit(seat, choose(m.view(seat), m.legal_actions(seat)))
+    m.outcome, m.record()
+
+``submit`` raises the engine's typed errors (malformed, illegal, not your turn) and then the
+match is unchanged. After a successful ``submit`` chance nodes are already resolved.
+
+The log is a list of entries, one per applied joint action, each a JSON object mapping the
+seat number (as a string) to its action, or ``"chance"`` to the chance outcome. Together with
+the game name, options and seat count the log replays the match exactly (:func:`replay`); the
+seed is kept in the record only so that a match could be re-run live. The log and the seed of
+a live match are secret: never send them to a client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from engine.core import (
+    CHANCE,
+    Action,
+    Event,
+    Game,
+    IllegalAction,
+    NotToAct,
+    Outcome,
+    State,
+)
+from engine.rng import Rng
+
+LogEntry = dict[str, Any]
+Policy = Callable[[dict[str, Any], list[Action], int], Action]
+"""A local policy: ``(view, legal_actions, seat) -> action``."""
+
+
+def entry_for(actions: Mapping[int, Action]) -> LogEntry:
+    return {("chance" if seat == CHANCE else str(seat)): a for seat, a in sorted(actions.items())}
+
+
+def actions_of(entry: LogEntry) -> dict[int, Action]:
+    return {(CHANCE if key == "chance" else int(key)): a for key, a in entry.items()}
+
+
+class Match:
+    """One match of one game, driven action by action."""
+
+    def __init__(self, game: Game, num_seats: int, options: Mapping[str, Any] | None = None,
+                 seed: int = 0, *, state: State | None = None) -> None:
+        if not game.info.min_seats <= num_seats <= game.info.max_seats:
+            raise ValueError(f"{game.info.name} takes {game.info.min_seats}–"
+                             f"{game.info.max_seats} seats, not {num_seats}")
+        self.game = game
+        self.num_seats = num_seats
+        self.options = game.normalize_options(options)
+        self.seed = seed
+        self.rng = Rng(seed)
+        self.start_state: State = (state if state is not None
+                                   else game.initial_state(num_seats, self.options))
+        self.state: State = self.start_state
+        self.log: list[LogEntry] = []
+        self._committed: dict[int, Action] = {}
+        self._forced: Outcome | None = None
+
+    # ---- queries -------------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self._forced or self.game.outcome(self.state)
+
+    def awaiting(self) -> tuple[int, ...]:
+        """Seats that must still submit an action now (committed simultaneous seats excluded)."""
+        if self._forced is not None:
+            return ()
+        decision = self.game.decision(self.state)
+        return tuple(s for s in decision.seats if s not in self._committed)
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if seat not in self.awaiting():
+            return []
+        return self.game.legal_actions(self.state, seat)
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        return self.game.view(self.state, seat)
+
+    # ---- transitions ---------------------------------------------------------------------
+
+    def advance(self) -> list[Event]:
+        """Resolve chance nodes with the match RNG until a seat must act or the game ends."""
+        events: list[Event] = []
+        while self._forced is None:
+            decision = self.game.decision(self.state)
+            if not decision.chance:
+                break
+            outcomes = self.game.chance_outcomes(self.state)
+            picked = outcomes[self.rng.weighted_index([w for _, w in outcomes])][0]
+            events.extend(self._apply({CHANCE: picked}))
+        return events
+
+    def submit(self, seat: int, raw_action: Any) -> list[Event]:
+        """Check and take ``seat``'s action. For a simultaneous decision the action is held
+        (hidden) until every acting seat has committed; then the joint action is applied.
+        Returns the events of everything applied (``[]`` plus a public ``committed`` event
+        while waiting for others). Raises the engine's typed errors, leaving the match as is."""
+        if self._forced is not None:
+            raise IllegalAction("the match is over", rule="game_over")
+        decision = self.game.decision(self.state)
+        if seat in self._committed:
+            raise IllegalAction("this seat has already committed its action for this turn",
+                                rule="already_committed")
+        if seat not in decision.seats:
+            raise NotToAct(seat=seat)
+        action = self.game.check_action(self.state, seat, raw_action)
+        if decision.simultaneous:
+            self._committed[seat] = action
+            if len(self._committed) < len(decision.seats):
+                return [Event("committed", {"seat": seat})]
+            joint, self._committed = self._committed, {}
+        else:
+            joint = {seat: action}
+        events = self._apply(joint)
+        events.extend(self.advance())
+        return events
+
+    def finish(self, outcome: Outcome) -> None:
+        """End the match by a decision outside the rules (resignation, timeout, forfeit)."""
+        self._forced = outcome
+        self._committed = {}
+
+    def _apply(self, joint: Mapping[int, Action]) -> list[Event]:
+        transition = self.game.apply_unchecked(self.state, joint)
+        self.state = transition.state
+        self.log.append(entry_for(joint))
+        return transition.events
+
+    # ---- records -------------------------------------------------------------------------
+
+    def record(self) -> dict[str, Any]:
+        """Everything needed to replay the match. Secret while the match is live."""
+        outcome = self.outcome
+        return {
+            "game": self.game.info.name,
+            "num_seats": self.num_seats,
+            "options": self.options,
+            "seed": self.seed,
+            "start": None if self.start_state == self._initial() else self.start_state,
+            "log": list(self.log),
+            "outcome": None if outcome is None else outcome.to_json(),
+        }
+
+    def _initial(self) -> State:
+        return self.game.initial_state(self.num_seats, self.options)
+
+
+def replay(game: Game, record: Mapping[str, Any]) -> Iterator[tuple[State, LogEntry | None]]:
+    """Yield ``(state, entry)`` pairs: each state before the entry applied to it, and finally
+    ``(final_state, None)``. Every entry is re-checked by :meth:`Game.apply`."""
+    options = game.normalize_options(record.get("options"))
+    state = record.get("start") or game.initial_state(int(record["num_seats"]), options)
+    for entry in record["log"]:
+        yield state, entry
+        state = game.apply(state, actions_of(entry)).state
+    yield state, None
+
+
+def random_policy(rng: Rng) -> Policy:
+    """Uniform choice over the legal actions, from its own generator."""
+    def choose(view: dict[str, Any], legal: list[Action], seat: int) -> Action:
+        return legal[rng.below(len(legal))]
+    return choose
+
+
+def play(game: Game, policies: Sequence[Policy], seed: int = 0,
+         options: Mapping[str, Any] | None = None, *, max_steps: int = 1_000_000,
+         on_step: Callable[[Match, Mapping[int, Action]], None] | None = None) -> Match:
+    """Play a whole match in-process with one policy per seat; returns the finished match.
+    Policies see only ``game.view(state, seat)`` and the seat's legal actions."""
+    match = Match(game, len(policies), options, seed)
+    match.advance()
+    steps = 0
+    while not match.is_over:
+        steps += 1
+        if steps > max_steps:
+            raise RuntimeError(f"{game.info.name}: no result after {max_steps} steps")
+        chosen: dict[int, Action] = {}
+        for seat in match.awaiting():
+            chosen[seat] = policies[seat](match.view(seat), match.legal_actions(seat), seat)
+        if on_step is not None:
+            on_step(match, chosen)
+        for seat, action in chosen.items():
+            match.submit(seat, action)
+    return match

@@ -1,0 +1,1 @@
+"""The wire contract: messages, codecs, validation, error codes and sans-I/O sessions."""

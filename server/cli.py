@@ -1,0 +1,53 @@
+"""The ``arena`` program: one entry point, one module per subcommand (``server/commands/``).
+
+A subcommand module that fails to import is reported as unavailable when chosen; it does not
+take the other subcommands down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("server.commands.run", "the main job: a server with house bots (make run)"),
+    "play": ("server.commands.play", "play one seeded match in-process and print it"),
+    "golden": ("server.commands.golden", "regenerate or check the golden playthroughs"),
+    "bench": ("server.commands.bench", "benchmarks: engine, server, strength, bot"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arena", description="Tabletop Arena: a game server for strategy-game AIs.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, (module_name, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(_module=module_name)
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:  # pragma: no cover - a subsystem not built yet
+            p.set_defaults(_import_error=exc)
+            continue
+        module.add_arguments(p)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "_import_error", None) is not None:
+        print(f"arena {args.command}: unavailable ({args._import_error})", file=sys.stderr)
+        return 2
+    module = importlib.import_module(args._module)
+    try:
+        return int(module.run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

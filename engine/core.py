@@ -411,6 +411,15 @@ class Game(ABC):
         """Everything ``seat`` may know now (``None``: a spectator, who sees only what every
         seat sees). JSON-compatible."""
 
+    def resample_hidden(self, state: State, seat: int | None, rng: Any) -> State:
+        """A state drawn from those ``seat`` cannot tell apart from ``state`` (``None``: what
+        a spectator cannot tell apart): every card or commitment hidden from that viewer is
+        re-dealt consistently with everything it knows (OpenSpiel's resampling from an
+        information state). ``rng`` is an :class:`~engine.rng.Rng`. The view of ``seat`` must
+        be the same for both states; the conformance suite checks exactly that. Games with
+        perfect information return ``state`` unchanged."""
+        return state
+
     @abstractmethod
     def outcome(self, state: State) -> Outcome | None:
         """The result once terminal, else ``None``."""

@@ -1,0 +1,199 @@
+"""The one choke point where a match becomes a message for one viewer.
+
+Every outbound message that carries anything of a match — its views, its events, its legal
+actions, its errors about actions, its outcome, its replay — is built by :func:`render_for`,
+for one seat or for a spectator (``viewer=None``). Nothing else in ``server/`` calls
+``game.view`` or ``Event.render``. That is what makes "hidden information never reaches
+another seat" a property of one function instead of a habit of many (boardgame.io's issue
+history is the catalogue of what happens otherwise).
+
+Contract of what a viewer gets:
+
+* ``match_start`` / ``request`` / ``match_end``: ``game.view(state, viewer)`` only.
+* ``events``: each event's public data, merged with its private part for ``viewer`` only.
+* ``replay``: of a live match, only the public (spectator) renders of the events so far; of a
+  finished match the full record (log of actions included) **minus the seed**.
+* The RNG seed is never read here; the action log is read only once the match is over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from engine.core import Event, Game, Outcome, State
+from engine.match import actions_of
+
+Kind = Literal["match_start", "request", "events", "match_end", "replay", "error"]
+
+
+@dataclass(frozen=True)
+class Clock:
+    """Time bank plus increment per action, in milliseconds (the protocol's ``clock``)."""
+
+    initial_ms: int
+    increment_ms: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return {"initial_ms": self.initial_ms, "increment_ms": self.increment_ms}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Clock | None:
+        """``None`` (untimed) or a checked clock; raises :class:`ValueError` when malformed."""
+        if data is None:
+            return None
+        if not isinstance(data, Mapping):
+            raise ValueError("clock must be an object or null")
+        initial, increment = data.get("initial_ms"), data.get("increment_ms", 0)
+        for key, value in (("initial_ms", initial), ("increment_ms", increment)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"clock.{key} must be a non-negative integer")
+        if initial <= 0:
+            raise ValueError("clock.initial_ms must be positive")
+        return cls(initial, increment)
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """Who sits in a seat: an account name and its kind (``human``/``bot``/``guest``)."""
+
+    name: str
+    kind: str
+
+    def to_json(self, seat: int) -> dict[str, Any]:
+        return {"seat": seat, "name": self.name, "kind": self.kind}
+
+
+@dataclass(frozen=True)
+class EventBatch:
+    """The events of one step of a live match, numbered by ``seq`` (1, 2, …)."""
+
+    seq: int
+    events: tuple[Event, ...]
+
+
+class Renderable(Protocol):
+    """What :func:`render_for` reads from a live or finished match (the runner provides it)."""
+
+    match_id: str
+    game: Game
+    options: Mapping[str, Any]
+    seats: Sequence[SeatInfo]
+    clock: Clock | None
+    status: str  # "live" | "over" | "void"
+
+    @property
+    def state(self) -> State: ...
+
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def history(self) -> Sequence[EventBatch]: ...
+
+    @property
+    def outcome(self) -> Outcome | None: ...
+
+    def legal_actions(self, seat: int) -> list[Any]: ...
+
+    def finished_record(self) -> dict[str, Any]:
+        """The record without the seed; only called once the match is over."""
+        ...
+
+
+def render_for(match: Renderable, viewer: int | None, kind: Kind, *,
+               events: Sequence[Event] = (), seq: int | None = None,
+               request_id: str | None = None, clocks_ms: Sequence[int] | None = None,
+               error: Mapping[str, Any] | None = None, ref: Any = None) -> dict[str, Any]:
+    """Build the ``kind`` message of ``match`` for ``viewer`` (a seat, or ``None`` for a
+    spectator). The only function in ``server/`` that turns views and events into messages.
+
+    * ``match_start``: ``clocks_ms`` the banks now.
+    * ``request``: ``viewer`` must be a seat; ``request_id`` and ``clocks_ms`` given.
+    * ``events``: ``events`` and their ``seq``; ``clocks_ms``.
+    * ``match_end``: the outcome and the final view.
+    * ``replay``: see the module docstring.
+    * ``error``: ``error`` = ``{"code", "message", "details"?}`` about ``viewer``'s own action;
+      ``request_id`` echoes the action's id.
+    """
+    game = match.game
+    if kind == "events":
+        return {"type": "events", "match_id": match.match_id,
+                "seq": match.seq if seq is None else seq,
+                "events": [event.render(viewer) for event in events],
+                "clocks_ms": None if clocks_ms is None else list(clocks_ms)}
+    if kind == "request":
+        if viewer is None:
+            raise ValueError("a request is always for a seat")
+        return {"type": "request", "match_id": match.match_id, "request_id": request_id,
+                "seat": viewer, "view": game.view(match.state, viewer),
+                "legal_actions": match.legal_actions(viewer),
+                "clock_ms": None if clocks_ms is None else clocks_ms[viewer]}
+    if kind == "match_start":
+        return {"type": "match_start", "match_id": match.match_id, "game": game.info.name,
+                "options": dict(match.options),
+                "seats": [info.to_json(s) for s, info in enumerate(match.seats)],
+                "your_seat": viewer,
+                "clock": None if match.clock is None else match.clock.to_json(),
+                "clocks_ms": None if clocks_ms is None else list(clocks_ms),
+                "view": game.view(match.state, viewer), "status": match.status,
+                "seq": match.seq}
+    if kind == "match_end":
+        outcome = match.outcome
+        return {"type": "match_end", "match_id": match.match_id,
+                "outcome": None if outcome is None else outcome.to_json(),
+                "view": game.view(match.state, viewer), "status": match.status}
+    if kind == "replay":
+        return _render_replay(match)
+    if kind == "error":
+        if error is None:
+            raise ValueError("an error message needs the error")
+        out: dict[str, Any] = {"type": "error", "code": error["code"],
+                               "message": error["message"], "match_id": match.match_id}
+        if request_id is not None:
+            out["request_id"] = request_id
+        if error.get("details"):
+            out["details"] = dict(error["details"])
+        if ref is not None:
+            out["ref"] = ref
+        return out
+    raise ValueError(f"unknown message kind {kind!r}")
+
+
+def _render_replay(match: Renderable) -> dict[str, Any]:
+    head: dict[str, Any] = {
+        "type": "replay", "match_id": match.match_id, "game": match.game.info.name,
+        "options": dict(match.options),
+        "seats": [info.to_json(s) for s, info in enumerate(match.seats)],
+        "status": match.status,
+    }
+    if match.status == "live":
+        # Only what a spectator has seen: public renders of the events so far. Never the log.
+        head["outcome"] = None
+        head["steps"] = [{"seq": batch.seq, "events": [e.render(None) for e in batch.events]}
+                         for batch in match.history]
+        return head
+    record = match.finished_record()
+    head.update(record_replay(match.game, record))
+    return head
+
+
+def record_replay(game: Game, record: Mapping[str, Any]) -> dict[str, Any]:
+    """The replay body of a finished match from its stored record (seed already absent):
+    one step per log entry with the actions applied and the public events they caused.
+
+    Re-derives the events by re-applying the log, so finished replays cost no storage."""
+    if "seed" in record:
+        raise ValueError("a record handed to a client must not carry the seed")
+    steps: list[dict[str, Any]] = []
+    options = game.normalize_options(record.get("options"))
+    state = record.get("start") or game.initial_state(int(record["num_seats"]), options)
+    for index, entry in enumerate(record.get("log") or []):
+        transition = game.apply_unchecked(state, actions_of(entry))
+        state = transition.state
+        steps.append({"seq": index + 1, "actions": entry,
+                      "events": [e.render(None) for e in transition.events]})
+    return {"outcome": record.get("outcome"), "num_seats": record["num_seats"],
+            "start": record.get("start"), "log": list(record.get("log") or []),
+            "steps": steps}

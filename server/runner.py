@@ -1,0 +1,376 @@
+"""The sans-I/O match runner: one live match between seats, with request ids and clocks.
+
+It wraps :class:`engine.match.Match` and adds what a server needs around the rules: a fresh,
+unguessable ``request_id`` per request, validation of submitted actions into typed protocol
+errors, per-seat rendering of events (through :func:`server.render.render_for` only), time
+banks with increments, timeouts, resignation, and disconnect grace with forfeits.
+
+It never reads a clock and never touches a socket. The caller passes ``now`` (seconds, any
+monotonic origin) into every call and delivers what comes back: a list of
+``(recipient, message)`` pairs where ``recipient`` is a seat number or ``None`` meaning
+"every spectator" (one message, rendered once, for all of them). After each call the caller
+asks :meth:`MatchRunner.next_deadline` and arranges for :meth:`MatchRunner.tick` to be called
+then (a timer); calling ``tick`` early or late is harmless.
+
+Calling contract::
+
+    runner = MatchRunner(match_id, game, seats, options, seed, clock=Clock(60_000, 1_000))
+    out = runner.start(now)                      # match_start + first events + requests
+    out = runner.receive_action(seat, request_id, action, now, ref=msg_id)
+    out = runner.tick(now)                       # timeouts and forfeits due by now
+    out = runner.resign(seat, now)
+    runner.disconnected(seat, now); out = runner.reconnected(seat, now)
+    runner.resync(seat, now)                     # match_start + pending request, for a resume
+
+A fault in the engine (any exception that is not one of its typed action errors) makes the
+match *void*: every seat gets an ``internal`` error and a ``match_end`` with reason ``void``;
+the caller keeps serving every other match.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from engine.core import Event, Game, IllegalAction, MalformedAction, NotToAct, Outcome, State
+from engine.match import Match
+from server.render import Clock, EventBatch, SeatInfo, render_for
+
+Recipient = int | None
+Outgoing = tuple[Recipient, dict[str, Any]]
+
+DEFAULT_GRACE_S = 30.0
+log = logging.getLogger(__name__)
+
+
+def new_request_id() -> str:
+    """96 random bits: a request id another client cannot guess."""
+    return secrets.token_hex(12)
+
+
+def losing_outcome(num_seats: int, losers: Sequence[int], reason: str) -> Outcome:
+    """``losers`` share the last rank, every other seat shares the first (for three seats
+    the two others tie first). If every seat lost, it is a draw."""
+    lost = set(losers)
+    if len(lost) >= num_seats:
+        return Outcome.draw(num_seats, reason)
+    return Outcome(tuple(1 if s in lost else 0 for s in range(num_seats)), reason)
+
+
+class MatchRunner:
+    """One live match. See the module docstring for the calling contract."""
+
+    def __init__(self, match_id: str, game: Game, seats: Sequence[SeatInfo],
+                 options: Mapping[str, Any] | None = None, seed: int = 0, *,
+                 clock: Clock | None = None, grace_s: float = DEFAULT_GRACE_S,
+                 request_ids: Callable[[], str] = new_request_id,
+                 start_state: State | None = None) -> None:
+        self.match_id = match_id
+        self.game = game
+        self.seats = list(seats)
+        self.num_seats = len(self.seats)
+        self.match = Match(game, self.num_seats, options, seed, state=start_state)
+        self.options = self.match.options
+        self.clock = clock
+        self.grace_s = grace_s
+        self._new_request_id = request_ids
+        self.status = "live"
+        self._void_outcome: Outcome | None = None
+        self._history: list[EventBatch] = []
+        self._pending: dict[int, str] = {}          # seat -> its open request_id
+        self._bank_ms: list[float] = [float(clock.initial_ms) if clock else 0.0] * self.num_seats
+        self._running_since: dict[int, float] = {}  # seat -> when its clock started
+        self._grace_until: dict[int, float] = {}    # disconnected seat -> forfeit time
+        self.moves = 0                               # seat actions applied (commitments too)
+        self.started = False
+
+    # ---- what render_for reads ----------------------------------------------------------
+
+    @property
+    def state(self) -> State:
+        return self.match.state
+
+    @property
+    def seq(self) -> int:
+        return len(self._history)
+
+    @property
+    def history(self) -> Sequence[EventBatch]:
+        return self._history
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self._void_outcome or self.match.outcome
+
+    def legal_actions(self, seat: int) -> list[Any]:
+        return self.match.legal_actions(seat) if self.status == "live" else []
+
+    def finished_record(self) -> dict[str, Any]:
+        """The replay record without the seed. Only once the match is over: the log of a
+        live match would reveal the deal."""
+        if self.status == "live":
+            raise RuntimeError("the record of a live match is secret")
+        record = self.match.record()
+        del record["seed"]
+        record["outcome"] = None if self.outcome is None else self.outcome.to_json()
+        return record
+
+    def full_record(self) -> dict[str, Any]:
+        """Everything, seed included: for storage only, never for a client."""
+        record = self.match.record()
+        record["outcome"] = None if self.outcome is None else self.outcome.to_json()
+        return record
+
+    # ---- queries --------------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.status != "live"
+
+    def pending_request_id(self, seat: int) -> str | None:
+        return self._pending.get(seat)
+
+    def clocks_ms(self, now: float) -> list[int] | None:
+        """Each seat's remaining bank at ``now`` (running clocks included), or ``None``."""
+        if self.clock is None:
+            return None
+        return [max(0, round(self._remaining_ms(seat, now))) for seat in range(self.num_seats)]
+
+    def next_deadline(self) -> float | None:
+        """The earliest ``now`` at which :meth:`tick` has something to do, or ``None``."""
+        if self.status != "live":
+            return None
+        times = list(self._grace_until.values())
+        for seat, since in self._running_since.items():
+            times.append(since + self._bank_ms[seat] / 1000.0)
+        return min(times) if times else None
+
+    def _remaining_ms(self, seat: int, now: float) -> float:
+        bank = self._bank_ms[seat]
+        since = self._running_since.get(seat)
+        if since is not None:
+            bank -= (now - since) * 1000.0
+        return bank
+
+    # ---- driving --------------------------------------------------------------------------
+
+    def start(self, now: float) -> list[Outgoing]:
+        """Deal (resolve opening chance nodes), then ``match_start`` to every seat and the
+        first requests."""
+        if self.started:
+            raise RuntimeError("match already started")
+        self.started = True
+        out: list[Outgoing] = []
+
+        def body() -> None:
+            events = self.match.advance()
+            clocks = self.clocks_ms(now)
+            for seat in range(self.num_seats):
+                out.append((seat, render_for(self, seat, "match_start", clocks_ms=clocks)))
+            out.append((None, render_for(self, None, "match_start", clocks_ms=clocks)))
+            self._after_step(events, now, out)
+
+        return self._guarded(body, out, now)
+
+    def receive_action(self, seat: int, request_id: Any, action: Any, now: float,
+                       ref: Any = None) -> list[Outgoing]:
+        """``seat`` answers ``request_id`` with ``action``. On success: events to everyone,
+        then the next requests or ``match_end``. Otherwise one typed error to ``seat``:
+        ``not_your_turn`` (no open request for this seat), ``stale_request`` (another id),
+        ``malformed_action``, ``illegal_action`` (``details.rule``)."""
+        out: list[Outgoing] = []
+        if self.status != "live":
+            return [self._error(seat, "not_your_turn", "the match is over", request_id, ref)]
+        # A clock that ran out before the timer fired still loses, whatever was sent.
+        out.extend(self.tick(now))
+        if self.status != "live":
+            return out
+        pending = self._pending.get(seat)
+        if pending is None:
+            return [self._error(seat, "not_your_turn", "this seat has no open request",
+                                request_id, ref)]
+        if request_id != pending:
+            return [self._error(seat, "stale_request",
+                                "that request_id is not this seat's open request",
+                                request_id, ref)]
+
+        def body() -> None:
+            try:
+                events = self.match.submit(seat, action)
+            except NotToAct as exc:  # defensive: pending said otherwise
+                out.append(self._error(seat, "not_your_turn", exc.message, request_id, ref))
+                return
+            except MalformedAction as exc:
+                out.append(self._error(seat, "malformed_action", exc.message, request_id, ref,
+                                       exc.details))
+                return
+            except IllegalAction as exc:
+                out.append(self._error(seat, "illegal_action", exc.message, request_id, ref,
+                                       {**exc.details, "rule": exc.rule}))
+                return
+            self.moves += 1
+            del self._pending[seat]
+            self._stop_clock(seat, now)
+            self._after_step(events, now, out)
+
+        return self._guarded(body, out, now)
+
+    def tick(self, now: float) -> list[Outgoing]:
+        """Apply every timeout and forfeit due by ``now``."""
+        if self.status != "live":
+            return []
+        timed_out = [seat for seat in sorted(self._running_since)
+                     if self._remaining_ms(seat, now) <= 0]
+        if timed_out:
+            return self._finish(losing_outcome(self.num_seats, timed_out, "timeout"), now,
+                                [Event("timeout", {"seats": timed_out})])
+        forfeited = [seat for seat, until in sorted(self._grace_until.items()) if now >= until]
+        if forfeited:
+            return self._finish(losing_outcome(self.num_seats, forfeited, "forfeit"), now,
+                                [Event("forfeit", {"seats": forfeited})])
+        return []
+
+    def resign(self, seat: int, now: float) -> list[Outgoing]:
+        """``seat`` gives up: it takes the last rank, the others share the first."""
+        if self.status != "live":
+            return []
+        return self._finish(losing_outcome(self.num_seats, [seat], "resignation"), now,
+                            [Event("resigned", {"seat": seat})])
+
+    def disconnected(self, seat: int, now: float) -> list[Outgoing]:
+        """``seat`` lost its connection: it forfeits unless :meth:`reconnected` within the
+        grace period. Its clock, if running, keeps running."""
+        if self.status != "live" or seat in self._grace_until:
+            return []
+        self._grace_until[seat] = now + self.grace_s
+        return self._broadcast([Event("disconnected", {"seat": seat})], now)
+
+    def reconnected(self, seat: int, now: float) -> list[Outgoing]:
+        """``seat`` is back: its grace ends, and it is re-sent ``match_start`` and its open
+        request (same ``request_id``)."""
+        if self.status != "live":
+            return self.resync(seat, now)
+        out: list[Outgoing] = []
+        if self._grace_until.pop(seat, None) is not None:
+            out.extend(self._broadcast([Event("reconnected", {"seat": seat})], now))
+        out.extend(self.resync(seat, now))
+        return out
+
+    def resync(self, viewer: int | None, now: float) -> list[Outgoing]:
+        """What a (re)joining viewer needs: ``match_start`` with the current view and clocks,
+        then its open request, or ``match_end`` if the match is over."""
+        clocks = self.clocks_ms(now)
+        out: list[Outgoing] = [(viewer, render_for(self, viewer, "match_start",
+                                                   clocks_ms=clocks))]
+        if self.status != "live":
+            out.append((viewer, render_for(self, viewer, "match_end")))
+        elif viewer is not None and viewer in self._pending:
+            out.append((viewer, render_for(self, viewer, "request",
+                                           request_id=self._pending[viewer], clocks_ms=clocks)))
+        return out
+
+    def replay(self) -> dict[str, Any]:
+        """The ``replay`` message (public events only while live)."""
+        return render_for(self, None, "replay")
+
+    def void(self, now: float, message: str = "internal server error") -> list[Outgoing]:
+        """End the match as void (a server fault): unrated, every seat told."""
+        if self.status != "live":
+            return []
+        self.status = "void"
+        self._void_outcome = Outcome.draw(self.num_seats, "void")
+        self._pending.clear()
+        self._running_since.clear()
+        self._grace_until.clear()
+        out: list[Outgoing] = []
+        for seat in range(self.num_seats):
+            out.append((seat, render_for(self, seat, "error",
+                                         error={"code": "internal", "message": message})))
+        out.extend(self._safe_match_end())
+        return out
+
+    # ---- internals ------------------------------------------------------------------------
+
+    def _guarded(self, body: Callable[[], None], out: list[Outgoing], now: float
+                 ) -> list[Outgoing]:
+        try:
+            body()
+        except Exception:
+            log.exception("match %s: engine fault, voiding the match", self.match_id)
+            return self.void(now)
+        return out
+
+    def _after_step(self, events: list[Event], now: float, out: list[Outgoing]) -> None:
+        """Send the step's events, then the next requests or the end."""
+        if events:
+            out.extend(self._broadcast(events, now))
+        if self.match.is_over:
+            out.extend(self._finish(None, now, []))
+            return
+        for seat in self.match.awaiting():
+            if seat in self._pending:
+                continue  # still open from before (another seat of a simultaneous turn acted)
+            self._pending[seat] = self._new_request_id()
+            if self.clock is not None:
+                self._running_since[seat] = now
+            clocks = self.clocks_ms(now)
+            out.append((seat, render_for(self, seat, "request",
+                                         request_id=self._pending[seat], clocks_ms=clocks)))
+
+    def _broadcast(self, events: Sequence[Event], now: float) -> list[Outgoing]:
+        batch = EventBatch(self.seq + 1, tuple(events))
+        self._history.append(batch)
+        clocks = self.clocks_ms(now)
+        out: list[Outgoing] = [
+            (seat, render_for(self, seat, "events", events=batch.events, seq=batch.seq,
+                              clocks_ms=clocks))
+            for seat in range(self.num_seats)]
+        out.append((None, render_for(self, None, "events", events=batch.events, seq=batch.seq,
+                                     clocks_ms=clocks)))
+        return out
+
+    def _stop_clock(self, seat: int, now: float) -> None:
+        since = self._running_since.pop(seat, None)
+        if since is None or self.clock is None:
+            return
+        self._bank_ms[seat] -= (now - since) * 1000.0
+        self._bank_ms[seat] += self.clock.increment_ms
+
+    def _finish(self, forced: Outcome | None, now: float, events: list[Event]
+                ) -> list[Outgoing]:
+        for seat in list(self._running_since):
+            since = self._running_since.pop(seat)
+            self._bank_ms[seat] -= (now - since) * 1000.0
+        if forced is not None:
+            self.match.finish(forced)
+        self.status = "over"
+        self._pending.clear()
+        self._grace_until.clear()
+        out: list[Outgoing] = []
+        if events:
+            out.extend(self._broadcast(events, now))
+        out.extend(self._safe_match_end())
+        return out
+
+    def _safe_match_end(self) -> list[Outgoing]:
+        out: list[Outgoing] = []
+        for viewer in [*range(self.num_seats), None]:
+            try:
+                out.append((viewer, render_for(self, viewer, "match_end")))
+            except Exception:  # a broken view must not hide the result
+                log.exception("match %s: cannot render the final view", self.match_id)
+                out.append((viewer, {"type": "match_end", "match_id": self.match_id,
+                                     "outcome": None if self.outcome is None
+                                     else self.outcome.to_json(),
+                                     "view": None, "status": self.status}))
+        return out
+
+    def _error(self, seat: int, code: str, message: str, request_id: Any, ref: Any,
+               details: Mapping[str, Any] | None = None) -> Outgoing:
+        error: dict[str, Any] = {"code": code, "message": message}
+        if details:
+            error["details"] = dict(details)
+        rid = request_id if isinstance(request_id, str) else None
+        return (seat, render_for(self, seat, "error", error=error, request_id=rid, ref=ref))

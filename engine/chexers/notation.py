@@ -1,0 +1,219 @@
+"""Text and JSON forms of Chexers positions and actions (rules §7).
+
+* CXN, the position notation: ``<board> <to-move> <exits> <T>``, e.g. the start
+  ``gggg/5/6/r5b/r4b/r3b/r2b r 0,0,0 0``. One spelling per position.
+* The JSON action protocol: ``{"type":"MOVE","from":[q,r],"to":[q,r]}``, ``JUMP`` alike,
+  ``{"type":"EXIT","from":[q,r]}``, ``{"type":"PASS"}``.
+* The log text form (``MOVE -3,3 -2,3``) and the referee's tuples
+  (``("MOVE", ((-3, 3), (-2, 3)))``).
+
+Boards here are lists of cells indexed by hex index (:mod:`engine.chexers.geometry`), each cell
+a colour 0-2 or ``-1`` (empty); extra trailing cells (the move generator's wall) are ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Final
+
+from engine.chexers.geometry import COLOUR_LETTERS, HEXES, INDEX, NUM_HEXES, ROWS, on_board
+from engine.core import BadNotation, MalformedAction
+
+MAX_TURNS: Final = 768
+"""The game is drawn once ``T`` reaches this (rules §5)."""
+PIECE_BUDGET: Final = 12
+"""Pieces on the board plus exits may not exceed this in a custom start (rules §7.2)."""
+START_CXN: Final = "gggg/5/6/r5b/r4b/r3b/r2b r 0,0,0 0"
+
+ACTION_TYPES: Final = ("MOVE", "JUMP", "EXIT", "PASS")
+_TURN_RE: Final = re.compile(r"0|[1-9][0-9]{0,2}")
+_CELL: Final = {"r": 0, "g": 1, "b": 2}
+
+
+# ---- positions ---------------------------------------------------------------------------------
+
+
+def board_text(cells: Sequence[int]) -> str:
+    """The board field of CXN: seven rows top (``r = -3``) to bottom joined by ``/``."""
+    rows = []
+    for row in ROWS:
+        out = []
+        run = 0
+        for i in row:
+            c = cells[i]
+            if c < 0:
+                run += 1
+                continue
+            if run:
+                out.append(str(run))
+                run = 0
+            out.append(COLOUR_LETTERS[c])
+        if run:
+            out.append(str(run))
+        rows.append("".join(out))
+    return "/".join(rows)
+
+
+def parse_board(text: str) -> list[int]:
+    """Cells (length 37) of a CXN board field; raises :class:`BadNotation`."""
+    rows = text.split("/")
+    if len(rows) != len(ROWS):
+        raise BadNotation(f"a board has {len(ROWS)} rows separated by '/', got {len(rows)}")
+    cells = [-1] * NUM_HEXES
+    for k, (row_text, row) in enumerate(zip(rows, ROWS, strict=True)):
+        pos = 0
+        after_digit = False
+        for ch in row_text:
+            if ch in "1234567":
+                if after_digit:
+                    raise BadNotation(f"row {k + 1}: two digits in a row ({row_text!r})")
+                pos += int(ch)
+                after_digit = True
+            elif ch in _CELL:
+                if pos < len(row):
+                    cells[row[pos]] = _CELL[ch]
+                pos += 1
+                after_digit = False
+            else:
+                raise BadNotation(f"row {k + 1}: unexpected character {ch!r}")
+            if pos > len(row):
+                break
+        if pos != len(row):
+            raise BadNotation(
+                f"row {k + 1} ({row_text!r}) must cover exactly {len(row)} hexes")
+    return cells
+
+
+def to_cxn(cells: Sequence[int], exits: Sequence[int], turn: int) -> str:
+    """A position in CXN (``to-move`` is derived from ``turn``)."""
+    return (f"{board_text(cells)} {COLOUR_LETTERS[turn % 3]} "
+            f"{exits[0]},{exits[1]},{exits[2]} {turn}")
+
+
+def parse_cxn(text: str) -> tuple[list[int], list[int], int]:
+    """``(cells, exits, turn)`` of a CXN string. Checks every rule of §7.2: the single
+    canonical spelling, row totals, ``to-move = "rgb"[T mod 3]``, exits 0-3, ``0 <= T <= 767``
+    and pieces on the board plus exits at most 12. Raises :class:`BadNotation`."""
+    if not isinstance(text, str):
+        raise BadNotation("a position must be a string")
+    fields = text.split(" ")
+    if len(fields) != 4:
+        raise BadNotation("CXN has four fields separated by single spaces: "
+                          "<board> <to-move> <exits> <T>")
+    board, to_move, exits_text, turn_text = fields
+    cells = parse_board(board)
+    if _TURN_RE.fullmatch(turn_text) is None:
+        raise BadNotation(f"T must be a decimal number without sign or leading zero, "
+                          f"got {turn_text!r}")
+    turn = int(turn_text)
+    if turn >= MAX_TURNS:
+        raise BadNotation(f"T must be at most {MAX_TURNS - 1}, got {turn}")
+    if to_move not in _CELL:
+        raise BadNotation(f"to-move must be r, g or b, got {to_move!r}")
+    if to_move != COLOUR_LETTERS[turn % 3]:
+        raise BadNotation(f"with T = {turn} the player to move is "
+                          f"{COLOUR_LETTERS[turn % 3]!r}, not {to_move!r}")
+    parts = exits_text.split(",")
+    if len(parts) != 3 or any(p not in ("0", "1", "2", "3") for p in parts):
+        raise BadNotation(f"exits must be three counts 0-3 like 0,1,0, got {exits_text!r}")
+    exits = [int(p) for p in parts]
+    total = sum(1 for c in cells if c >= 0) + sum(exits)
+    if total > PIECE_BUDGET:
+        raise BadNotation(f"pieces on the board plus exits must be at most {PIECE_BUDGET}, "
+                          f"got {total}")
+    return cells, exits, turn
+
+
+# ---- actions -----------------------------------------------------------------------------------
+
+
+def _hex(raw: Any, field: str) -> list[int]:
+    if (not isinstance(raw, list) or len(raw) != 2
+            or any(type(v) is not int for v in raw)):  # bool and float are not int here
+        raise MalformedAction(f"{field!r} must be a hex [q, r] of two integers", field=field)
+    if not on_board(raw[0], raw[1]):
+        raise MalformedAction(f"{field!r} {raw} is not on the board", field=field)
+    return [raw[0], raw[1]]
+
+
+def parse_action(raw: Any) -> dict[str, Any]:
+    """Strict shape check of a JSON action (§7.1); returns a fresh canonical copy or raises
+    :class:`MalformedAction`: exact upper-case ``type``, integer coordinates (not floats,
+    not booleans), hexes on the board, no missing or extra keys."""
+    if not isinstance(raw, dict):
+        raise MalformedAction(f"an action must be a JSON object, got {type(raw).__name__}")
+    kind = raw.get("type")
+    if kind not in ACTION_TYPES or not isinstance(kind, str):
+        raise MalformedAction(f"'type' must be one of {', '.join(ACTION_TYPES)}, got {kind!r}",
+                              field="type")
+    wanted = {"PASS": ("type",), "EXIT": ("type", "from")}.get(kind, ("type", "from", "to"))
+    for key in raw:
+        if key not in wanted:
+            raise MalformedAction(f"unknown field {key!r} in a {kind} action", field=str(key))
+    for key in wanted:
+        if key not in raw:
+            raise MalformedAction(f"missing field {key!r} in a {kind} action", field=key)
+    out: dict[str, Any] = {"type": kind}
+    if kind != "PASS":
+        out["from"] = _hex(raw["from"], "from")
+    if kind in ("MOVE", "JUMP"):
+        out["to"] = _hex(raw["to"], "to")
+    return out
+
+
+def action_text(action: dict[str, Any]) -> str:
+    """Log text form: ``MOVE -3,3 -2,3``, ``JUMP 0,0 2,0``, ``EXIT 3,-1``, ``PASS``."""
+    parts = [action["type"]]
+    for key in ("from", "to"):
+        if key in action:
+            q, r = action[key]
+            parts.append(f"{q},{r}")
+    return " ".join(parts)
+
+
+def to_referee_tuple(action: dict[str, Any]) -> tuple[str, Any]:
+    """The referee's tuple for a (well-formed) JSON action, e.g. ``("EXIT", (3, -1))``."""
+    action = parse_action(action)
+    kind = action["type"]
+    if kind == "PASS":
+        return ("PASS", None)
+    a = (action["from"][0], action["from"][1])
+    if kind == "EXIT":
+        return ("EXIT", a)
+    return (kind, (a, (action["to"][0], action["to"][1])))
+
+
+def _ref_hex(raw: Any) -> list[int]:
+    if not isinstance(raw, tuple):
+        raise MalformedAction("the referee's hexes are tuples (q, r), not lists")
+    return _hex(list(raw), "hex")
+
+
+def from_referee_tuple(raw: Any) -> dict[str, Any]:
+    """The JSON action for a referee tuple. As strict as the referee's ``==`` test on shapes
+    (lists instead of tuples are rejected) and stricter on values: coordinates must be
+    integers, not floats. Raises :class:`MalformedAction`."""
+    if not isinstance(raw, tuple) or len(raw) != 2 or raw[0] not in ACTION_TYPES:
+        raise MalformedAction("a referee action is a pair (type, argument) as a tuple")
+    kind, arg = raw
+    if kind == "PASS":
+        if arg is not None:
+            raise MalformedAction("PASS takes None")
+        return {"type": "PASS"}
+    if kind == "EXIT":
+        return {"type": "EXIT", "from": _ref_hex(arg)}
+    if not isinstance(arg, tuple) or len(arg) != 2:
+        raise MalformedAction(f"{kind} takes a tuple of two hexes")
+    return {"type": kind, "from": _ref_hex(arg[0]), "to": _ref_hex(arg[1])}
+
+
+def hex_index(h: Sequence[int]) -> int:
+    """Index of an on-board hex ``[q, r]``."""
+    return INDEX[(h[0], h[1])]
+
+
+def hex_json(i: int) -> list[int]:
+    """``[q, r]`` of hex index ``i`` (a fresh list)."""
+    q, r = HEXES[i]
+    return [q, r]

@@ -1,0 +1,621 @@
+"""The message catalogue of wire protocol v1, as data.
+
+Every message type, its direction and its fields live here once. Three things are derived from
+this one table, so they cannot drift apart:
+
+* validation of client messages (:func:`protocol.codec.validate_client_message`),
+* ``protocol/schema.json`` (:func:`json_schema`; a test checks the committed file is current),
+* the field tables the tests compare with ``protocol/PROTOCOL.md``.
+
+Field types are small objects (:class:`Str`, :class:`Int`, :class:`Obj`, …) that can both
+*check* a decoded value and *describe* themselves as JSON Schema (draft 2020-12). Unknown fields
+are allowed everywhere (peers ignore them), so objects never forbid extra keys.
+
+Regenerate the schema after editing this module::
+
+    python -m protocol schema > protocol/schema.json
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from protocol.errors import ERROR_CODES
+
+PROTOCOL_VERSION: Final = 1
+SUPPORTED_VERSIONS: Final = (1,)
+
+SUBPROTOCOL_JSON: Final = "arena.v1.json"
+SUBPROTOCOL_MSGPACK: Final = "arena.v1.msgpack"
+SUBPROTOCOLS: Final = (SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK)
+"""Websocket subprotocols the server supports, in its order of preference."""
+
+Encoding = Literal["json", "msgpack"]
+ENCODING_OF_SUBPROTOCOL: Final[Mapping[str, Encoding]] = {
+    SUBPROTOCOL_JSON: "json",
+    SUBPROTOCOL_MSGPACK: "msgpack",
+}
+SUBPROTOCOL_OF_ENCODING: Final[Mapping[str, str]] = {
+    enc: sub for sub, enc in ENCODING_OF_SUBPROTOCOL.items()}
+
+WS_PATH: Final = "/ws"
+MAX_ID_CHARS: Final = 64
+
+CLOSE_POLICY_VIOLATION: Final = 1008
+"""Websocket close code for an abusive client (it kept flooding after being rate limited)."""
+CLOSE_TOO_BIG: Final = 1009
+"""Websocket close code for a frame above :attr:`Limits.hard_frame_bytes`."""
+CLOSE_NORMAL: Final = 1000
+
+
+def select_subprotocol(offered: list[str] | tuple[str, ...] | None) -> str | None:
+    """The subprotocol a server should pick from those a client ``offered``.
+
+    The client's order of preference wins. ``None`` means "no subprotocol header": the
+    connection then speaks JSON, the default. A client that offers only unknown names also
+    gets ``None`` (and JSON) rather than a failed handshake.
+    """
+    for name in offered or ():
+        if name in ENCODING_OF_SUBPROTOCOL:
+            return name
+    return None
+
+
+def encoding_of(subprotocol: str | None) -> Encoding:
+    """The encoding a negotiated subprotocol (or its absence) implies."""
+    return ENCODING_OF_SUBPROTOCOL.get(subprotocol or "", "json")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-connection limits; the server announces the first three in ``welcome.limits``."""
+
+    max_frame_bytes: int = 65536
+    """Larger frames are answered with error ``too_large`` and dropped."""
+    hard_frame_bytes: int = 1 << 20
+    """Larger frames close the connection (1009)."""
+    rate_per_s: float = 50.0
+    """Token-bucket refill rate (messages per second)."""
+    burst: int = 100
+    """Token-bucket capacity."""
+    abuse_strikes: int = 100
+    """Rate-limited messages in one flood after which the connection is closed (1008)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"max_frame_bytes": self.max_frame_bytes, "rate_per_s": self.rate_per_s,
+                "burst": self.burst}
+
+
+DEFAULT_LIMITS: Final = Limits()
+
+
+# --------------------------------------------------------------------------------------------
+# Field types: check a decoded value, describe it as JSON Schema
+# --------------------------------------------------------------------------------------------
+
+
+class WireType(ABC):
+    """A type of value on the wire."""
+
+    @abstractmethod
+    def problem(self, value: Any, where: str) -> str | None:
+        """``None`` when ``value`` fits, else a sentence naming ``where`` (a field path)."""
+
+    @abstractmethod
+    def schema(self) -> dict[str, Any]:
+        """This type as a JSON Schema fragment."""
+
+    def describe(self) -> str:
+        """A short name for documentation tables."""
+        return type(self).__name__.lower()
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class Str(WireType):
+    max_len: int | None = None
+    enum: tuple[str, ...] | None = None
+
+    def problem(self, value: Any, where: str) -> str | None:
+        if not isinstance(value, str):
+            return f"{where} must be a string"
+        if self.max_len is not None and len(value) > self.max_len:
+            return f"{where} must be at most {self.max_len} characters"
+        if self.enum is not None and value not in self.enum:
+            return f"{where} must be one of {', '.join(self.enum)}"
+        return None
+
+    def schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "string"}
+        if self.max_len is not None:
+            out["maxLength"] = self.max_len
+        if self.enum is not None:
+            out["enum"] = list(self.enum)
+        return out
+
+    def describe(self) -> str:
+        return " \\| ".join(f'"{e}"' for e in self.enum) if self.enum else "str"
+
+
+@dataclass(frozen=True)
+class Int(WireType):
+    minimum: int | None = None
+
+    def problem(self, value: Any, where: str) -> str | None:
+        if not _is_int(value):
+            return f"{where} must be an integer"
+        if self.minimum is not None and value < self.minimum:
+            return f"{where} must be at least {self.minimum}"
+        return None
+
+    def schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "integer"}
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        return out
+
+    def describe(self) -> str:
+        return "int"
+
+
+@dataclass(frozen=True)
+class Number(WireType):
+    def problem(self, value: Any, where: str) -> str | None:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"{where} must be a number"
+        return None
+
+    def schema(self) -> dict[str, Any]:
+        return {"type": "number"}
+
+
+@dataclass(frozen=True)
+class Bool(WireType):
+    def problem(self, value: Any, where: str) -> str | None:
+        return None if isinstance(value, bool) else f"{where} must be true or false"
+
+    def schema(self) -> dict[str, Any]:
+        return {"type": "boolean"}
+
+
+@dataclass(frozen=True)
+class Const(WireType):
+    value: int | str
+
+    def problem(self, value: Any, where: str) -> str | None:
+        if value == self.value and type(value) is type(self.value):
+            return None
+        return f"{where} must be {json.dumps(self.value)}"
+
+    def schema(self) -> dict[str, Any]:
+        return {"const": self.value}
+
+    def describe(self) -> str:
+        return json.dumps(self.value)
+
+
+@dataclass(frozen=True)
+class AnyValue(WireType):
+    """Any JSON value (an action, an event payload)."""
+
+    def problem(self, value: Any, where: str) -> str | None:
+        return None
+
+    def schema(self) -> dict[str, Any]:
+        return {}
+
+    def describe(self) -> str:
+        return "any"
+
+
+@dataclass(frozen=True)
+class Id(WireType):
+    """A client-chosen message id: a string of at most 64 characters, or an integer."""
+
+    def problem(self, value: Any, where: str) -> str | None:
+        if isinstance(value, str) and len(value) <= MAX_ID_CHARS:
+            return None
+        if _is_int(value) and len(str(value)) <= MAX_ID_CHARS:
+            return None
+        return f"{where} must be a string of at most {MAX_ID_CHARS} characters or an integer"
+
+    def schema(self) -> dict[str, Any]:
+        return {"oneOf": [{"type": "string", "maxLength": MAX_ID_CHARS}, {"type": "integer"}]}
+
+    def describe(self) -> str:
+        return "str \\| int"
+
+
+@dataclass(frozen=True)
+class Nullable(WireType):
+    inner: WireType
+
+    def problem(self, value: Any, where: str) -> str | None:
+        return None if value is None else self.inner.problem(value, where)
+
+    def schema(self) -> dict[str, Any]:
+        return {"anyOf": [self.inner.schema(), {"type": "null"}]}
+
+    def describe(self) -> str:
+        return f"{self.inner.describe()} \\| null"
+
+
+@dataclass(frozen=True)
+class Arr(WireType):
+    items: WireType
+    min_items: int = 0
+
+    def problem(self, value: Any, where: str) -> str | None:
+        if not isinstance(value, list):
+            return f"{where} must be an array"
+        if len(value) < self.min_items:
+            return f"{where} must have at least {self.min_items} item(s)"
+        for i, item in enumerate(value):
+            found = self.items.problem(item, f"{where}[{i}]")
+            if found:
+                return found
+        return None
+
+    def schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "array", "items": self.items.schema()}
+        if self.min_items:
+            out["minItems"] = self.min_items
+        return out
+
+    def describe(self) -> str:
+        return f"[{self.items.describe()}]"
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of an object or message. ``doc`` gives units and meaning."""
+
+    name: str
+    type: WireType
+    required: bool = True
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Obj(WireType):
+    """A JSON object. ``fields=None`` means any object; extra keys are always allowed."""
+
+    fields: tuple[Field, ...] | None = None
+
+    def problem(self, value: Any, where: str) -> str | None:
+        if not isinstance(value, dict):
+            return f"{where} must be an object"
+        for f in self.fields or ():
+            if f.name not in value:
+                if f.required:
+                    return f"{where}.{f.name} is missing"
+                continue
+            found = f.type.problem(value[f.name], f"{where}.{f.name}")
+            if found:
+                return found
+        return None
+
+    def schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "object"}
+        if self.fields:
+            out["properties"] = {f.name: f.type.schema() for f in self.fields}
+            required = [f.name for f in self.fields if f.required]
+            if required:
+                out["required"] = required
+        return out
+
+    def describe(self) -> str:
+        return "object"
+
+
+@dataclass(frozen=True)
+class Ref(WireType):
+    """A named shared definition (:data:`DEFINITIONS`), referenced in the schema by name."""
+
+    name: str
+
+    @property
+    def target(self) -> WireType:
+        return DEFINITIONS[self.name]
+
+    def problem(self, value: Any, where: str) -> str | None:
+        return self.target.problem(value, where)
+
+    def schema(self) -> dict[str, Any]:
+        return {"$ref": f"#/$defs/{self.name}"}
+
+    def describe(self) -> str:
+        return self.name
+
+
+# --------------------------------------------------------------------------------------------
+# Shared definitions
+# --------------------------------------------------------------------------------------------
+
+ACCOUNT_KINDS: Final = ("human", "bot", "guest")
+MATCH_STATUSES: Final = ("live", "over")
+
+DEFINITIONS: dict[str, WireType] = {
+    "Clock": Obj((
+        Field("initial_ms", Int(0), doc="time bank at the start, milliseconds"),
+        Field("increment_ms", Int(0), doc="added to the bank after each action, milliseconds"),
+    )),
+    "SeatInfo": Obj((
+        Field("seat", Int(0), doc="seat number, 0-based"),
+        Field("name", Str(), doc="account name of the player in that seat"),
+        Field("kind", Str(enum=ACCOUNT_KINDS)),
+    )),
+    "Account": Obj((
+        Field("name", Str()),
+        Field("kind", Str(enum=ACCOUNT_KINDS)),
+    )),
+    "Limits": Obj((
+        Field("max_frame_bytes", Int(1)),
+        Field("rate_per_s", Number()),
+        Field("burst", Int(1)),
+    )),
+    "GameInfo": Obj((
+        Field("name", Str()),
+        Field("title", Str()),
+        Field("min_seats", Int(1)),
+        Field("max_seats", Int(1)),
+        Field("chance", Bool()),
+        Field("hidden_information", Bool()),
+        Field("simultaneous", Bool()),
+        Field("seat_names", Arr(Str())),
+        Field("default_options", Obj()),
+        Field("summary", Str(), required=False),
+    )),
+    "Outcome": Obj((
+        Field("ranks", Arr(Int(0), 1), doc="per seat; 0 is first place, ties share a rank"),
+        Field("reason", Str(), doc="flags, exits, repetition, timeout, resignation, forfeit, …"),
+        Field("scores", Arr(Number()), required=False),
+    )),
+    "Event": Obj((Field("type", Str()),)),
+    "MatchSummary": Obj((
+        Field("match_id", Str()),
+        Field("game", Str()),
+        Field("seats", Arr(Ref("SeatInfo"))),
+        Field("status", Str(enum=MATCH_STATUSES)),
+        Field("started_at", Str(), doc="ISO-8601 UTC time"),
+        Field("moves", Int(0), doc="actions applied so far"),
+    )),
+    "ReplayStep": Obj((
+        Field("seq", Int(1)),
+        Field("events", Arr(Ref("Event"))),
+    )),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Messages
+# --------------------------------------------------------------------------------------------
+
+Direction = Literal["client", "server"]
+
+
+@dataclass(frozen=True)
+class MessageSpec:
+    """One message type: who sends it, its fields (besides ``type``/``id``/``ref``), the
+    messages that answer it and a one-line summary."""
+
+    type: str
+    direction: Direction
+    fields: tuple[Field, ...] = ()
+    replies: tuple[str, ...] = ()
+    summary: str = ""
+    _by_name: dict[str, Field] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_name.update({f.name: f for f in self.fields})
+
+    def get_field(self, name: str) -> Field:
+        return self._by_name[name]
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields if f.required)
+
+    def schema(self) -> dict[str, Any]:
+        envelope = (Field("id", Id(), required=False) if self.direction == "client"
+                    else Field("ref", Id(), required=False))
+        properties: dict[str, Any] = {"type": {"const": self.type}}
+        for f in (*self.fields, envelope):
+            properties[f.name] = f.type.schema()
+            if f.doc:
+                properties[f.name] = {**properties[f.name], "description": f.doc}
+        out: dict[str, Any] = {
+            "type": "object",
+            "description": f"{self.direction} → "
+                           f"{'server' if self.direction == 'client' else 'client'}: "
+                           f"{self.summary}",
+            "properties": properties,
+            "required": ["type", *self.required],
+        }
+        return out
+
+
+_GAME = Field("game", Str(), doc="a game name from `games`")
+_MATCH = Field("match_id", Str())
+_OPTIONS = Field("options", Obj(), required=False, doc="game options; defaults fill the rest")
+_CLOCK = Field("clock", Nullable(Ref("Clock")), required=False, doc="null: untimed")
+
+CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
+    MessageSpec("hello", "client", (
+        Field("protocol", Int(), doc="protocol version the client speaks (1)"),
+        Field("token", Str(), required=False, doc="account bearer token"),
+        Field("resume", Str(), required=False, doc="session token from an earlier welcome"),
+        Field("name", Str(max_len=MAX_ID_CHARS), required=False, doc="guest display name"),
+        Field("client", Str(max_len=200), required=False, doc="client software/version"),
+    ), ("welcome", "error"), "open the session (must be the first message)"),
+    MessageSpec("ping", "client", (), ("pong",), "liveness check; allowed before hello"),
+    MessageSpec("list_games", "client", (), ("games",), "the games this server runs"),
+    MessageSpec("list_matches", "client", (
+        Field("game", Str(), required=False, doc="only matches of this game"),
+    ), ("matches",), "live and recent matches"),
+    MessageSpec("seek", "client", (
+        _GAME, _OPTIONS, _CLOCK,
+        Field("seats", Int(1), required=False, doc="number of seats (default: the minimum)"),
+    ), ("seeking", "match_start"), "ask to be paired with other seekers"),
+    MessageSpec("cancel_seek", "client", (Field("seek_id", Str()),), ("ok",),
+                "withdraw a seek"),
+    MessageSpec("challenge", "client", (
+        Field("accounts", Arr(Str(), 1), doc="the other players' account names"),
+        _GAME, _OPTIONS, _CLOCK,
+    ), ("challenge_sent",), "invite named accounts to a match"),
+    MessageSpec("accept", "client", (Field("challenge_id", Str()),), ("match_start",),
+                "accept a challenge"),
+    MessageSpec("decline", "client", (Field("challenge_id", Str()),), ("ok",),
+                "decline a challenge"),
+    MessageSpec("play_bot", "client", (
+        _GAME,
+        Field("bot", Str(), required=False,
+              doc="house bot name (default: the game's strongest available)"),
+        _OPTIONS, _CLOCK,
+        Field("seat", Int(0), required=False, doc="your seat (default 0)"),
+    ), ("match_start",), "start a match against house bot(s)"),
+    MessageSpec("autoplay", "client", (
+        Field("games", Arr(Str(), 1)),
+        Field("max_matches", Int(1), required=False,
+              doc="matches this client plays at once (default 1)"),
+    ), ("ok",), "offer to be seated automatically (bots)"),
+    MessageSpec("spectate", "client", (_MATCH,), ("match_start",), "watch a match"),
+    MessageSpec("leave", "client", (_MATCH,), ("ok",), "stop spectating"),
+    MessageSpec("action", "client", (
+        _MATCH,
+        Field("request_id", Str(), doc="the request this answers"),
+        Field("action", AnyValue(), doc="one of the request's legal_actions"),
+    ), ("events", "error"), "answer a request"),
+    MessageSpec("resign", "client", (_MATCH,), ("match_end",), "give up a match"),
+    MessageSpec("get_replay", "client", (_MATCH,), ("replay",), "a match's record"),
+)
+
+_SEATS = Field("seats", Arr(Ref("SeatInfo")))
+_VIEW = Field("view", Obj(), doc="what this viewer may see (game-specific)")
+_CLOCKS_MS = Field("clocks_ms", Nullable(Arr(Int())),
+                   doc="every seat's remaining bank in ms; null when untimed")
+
+SERVER_MESSAGES: tuple[MessageSpec, ...] = (
+    MessageSpec("welcome", "server", (
+        Field("protocol", Const(PROTOCOL_VERSION)),
+        Field("server", Str(), doc='"tabletop-arena/<version>"'),
+        Field("session", Str(), doc="resume token for hello.resume after a disconnect"),
+        Field("account", Ref("Account")),
+        Field("encoding", Str(enum=("json", "msgpack"))),
+        Field("limits", Ref("Limits")),
+    ), summary="the session is open"),
+    MessageSpec("pong", "server", (), summary="answer to ping"),
+    MessageSpec("games", "server", (Field("games", Arr(Ref("GameInfo"))),),
+                summary="answer to list_games"),
+    MessageSpec("matches", "server", (Field("matches", Arr(Ref("MatchSummary"))),),
+                summary="answer to list_matches"),
+    MessageSpec("seeking", "server", (Field("seek_id", Str()), _GAME),
+                summary="the seek is queued"),
+    MessageSpec("challenge", "server", (
+        Field("challenge_id", Str()),
+        Field("from", Str(), doc="the challenger's account name"),
+        Field("accounts", Arr(Str()), doc="everyone invited, the challenger excluded"),
+        _GAME,
+        Field("options", Obj()),
+        Field("clock", Nullable(Ref("Clock"))),
+    ), summary="you are invited to a match"),
+    MessageSpec("challenge_sent", "server", (Field("challenge_id", Str()),),
+                summary="your challenge was delivered"),
+    MessageSpec("challenge_declined", "server", (
+        Field("challenge_id", Str()), Field("by", Str()),
+    ), summary="an invited account declined"),
+    MessageSpec("ok", "server", (), summary="the referenced message succeeded"),
+    MessageSpec("match_start", "server", (
+        _MATCH, _GAME,
+        Field("options", Obj(), doc="the match's normalized options"),
+        _SEATS,
+        Field("your_seat", Nullable(Int(0)), doc="null for a spectator"),
+        Field("clock", Nullable(Ref("Clock"))),
+        _CLOCKS_MS,
+        _VIEW,
+        Field("status", Str(enum=MATCH_STATUSES)),
+    ), summary="a match begins (or is re-sent on resume / to a new spectator)"),
+    MessageSpec("request", "server", (
+        _MATCH,
+        Field("request_id", Str(), doc="echo it in the action"),
+        Field("seat", Int(0)),
+        _VIEW,
+        Field("legal_actions", Arr(AnyValue(), 1), doc="sorted; answer with one of them"),
+        Field("clock_ms", Nullable(Int()), doc="this seat's remaining bank; null: untimed"),
+    ), summary="this seat must act"),
+    MessageSpec("events", "server", (
+        _MATCH,
+        Field("seq", Int(1), doc="per match, increasing from 1"),
+        Field("events", Arr(Ref("Event")), doc="rendered for this viewer"),
+        _CLOCKS_MS,
+    ), summary="what happened in a match, for this viewer"),
+    MessageSpec("match_end", "server", (
+        _MATCH, Field("outcome", Ref("Outcome")), _VIEW,
+    ), summary="the match is over"),
+    MessageSpec("replay", "server", (
+        _MATCH, _GAME, Field("options", Obj()), _SEATS,
+        Field("status", Str(enum=MATCH_STATUSES)),
+        Field("outcome", Nullable(Ref("Outcome"))),
+        Field("steps", Arr(Ref("ReplayStep"))),
+        Field("log", Arr(Obj()), required=False,
+              doc="finished matches only: the action log, one joint action per entry"),
+    ), summary="a match's record"),
+    MessageSpec("error", "server", (
+        Field("code", Str(enum=ERROR_CODES), doc="see the error codes table"),
+        Field("message", Str(), doc="human-readable; never contains hidden information"),
+        Field("match_id", Str(), required=False),
+        Field("request_id", Str(), required=False),
+        Field("details", Obj(), required=False),
+    ), summary="something went wrong; the connection stays open"),
+)
+
+CLIENT_TYPES: Final[Mapping[str, MessageSpec]] = {m.type: m for m in CLIENT_MESSAGES}
+SERVER_TYPES: Final[Mapping[str, MessageSpec]] = {m.type: m for m in SERVER_MESSAGES}
+ALL_MESSAGES: Final = CLIENT_MESSAGES + SERVER_MESSAGES
+
+PRE_HELLO_TYPES: Final = frozenset({"hello", "ping"})
+"""Client messages allowed before the session is open."""
+
+
+def _def_name(spec: MessageSpec) -> str:
+    # ``challenge`` exists in both directions; definitions are named by direction.
+    return f"{spec.direction}.{spec.type}"
+
+
+def json_schema() -> dict[str, Any]:
+    """The whole catalogue as one JSON Schema (draft 2020-12) document.
+
+    ``$defs`` holds the shared definitions and one definition per message, named
+    ``client.<type>`` / ``server.<type>``; ``$defs.client_message`` and
+    ``$defs.server_message`` are the oneOf per direction, and the root is the anyOf of both
+    (a server ``challenge`` would also fit the client ``challenge``, so not a oneOf).
+    """
+    defs: dict[str, Any] = {name: t.schema() for name, t in DEFINITIONS.items()}
+    for spec in ALL_MESSAGES:
+        defs[_def_name(spec)] = spec.schema()
+    for direction, specs in (("client", CLIENT_MESSAGES), ("server", SERVER_MESSAGES)):
+        defs[f"{direction}_message"] = {
+            "oneOf": [{"$ref": f"#/$defs/{_def_name(s)}"} for s in specs]}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://tabletop-arena.invalid/protocol/v1/schema.json",
+        "title": f"Tabletop Arena wire protocol v{PROTOCOL_VERSION}",
+        "description": "Every frame is one of these objects. Unknown fields are ignored. "
+                       "Each direction is a oneOf over its message types; the root is an "
+                       "anyOf because `challenge` is a type in both directions.",
+        "anyOf": [{"$ref": "#/$defs/client_message"}, {"$ref": "#/$defs/server_message"}],
+        "$defs": defs,
+    }
+
+
+def schema_text() -> str:
+    """The committed form of ``protocol/schema.json``."""
+    return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
+

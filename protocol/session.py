@@ -1,0 +1,522 @@
+"""Sans-I/O sessions: the protocol state of one connection, with no sockets and no clock.
+
+Both classes follow the same calling contract (python-websockets' shape):
+
+1. feed each received frame: ``receive_text(str)`` or ``receive_bytes(bytes)``
+   (the server session also takes ``now``, the caller's monotonic clock in seconds);
+2. then call :meth:`events_received` to get the messages that came out of it;
+3. after anything that may send (receiving, :meth:`send`, :meth:`reply`, …) call
+   :meth:`data_to_send` and write every frame returned, in order: ``str`` as a text frame,
+   ``bytes`` as a binary frame;
+4. then check :attr:`ServerSession.close`: when set, send the frames already pulled, close
+   the websocket with that code and stop feeding input.
+
+:class:`ServerSession` answers what it can on its own — ``ping``, malformed frames, unknown
+types, too-large frames, pre-hello messages, the wrong protocol version, rate limiting — and
+hands the server only valid client messages. :class:`ClientSession` builds ``hello`` and
+``action`` messages and keeps the bookkeeping of pending requests.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.codec import (
+    EncodedMessage,
+    Frame,
+    Message,
+    decode_json,
+    decode_msgpack,
+    encode,
+    exceeds,
+    message_id,
+    validate_client_message,
+    validate_envelope,
+)
+from protocol.errors import ErrorCode, ProtocolError, error_message
+from protocol.messages import (
+    CLOSE_POLICY_VIOLATION,
+    CLOSE_TOO_BIG,
+    DEFAULT_LIMITS,
+    PRE_HELLO_TYPES,
+    PROTOCOL_VERSION,
+    SERVER_TYPES,
+    SUPPORTED_VERSIONS,
+    Encoding,
+    Limits,
+)
+
+SERVER_NAME = "tabletop-arena"
+CLIENT_NAME = "tabletop-arena-py"
+
+
+@dataclass(frozen=True)
+class Close:
+    """A decision to close the connection with a websocket close code."""
+
+    code: int
+    reason: str
+
+
+class TokenBucket:
+    """A token bucket driven by the caller's clock: ``rate`` tokens per second, at most
+    ``capacity``. It never reads a clock; every call passes ``now`` (seconds, monotonic)."""
+
+    __slots__ = ("rate", "capacity", "tokens", "updated")
+
+    def __init__(self, rate: float, capacity: int, now: float) -> None:
+        self.rate = rate
+        self.capacity = float(capacity)
+        self.tokens = float(capacity)
+        self.updated = now
+
+    def refill(self, now: float) -> None:
+        if now > self.updated:
+            self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
+            self.updated = now
+
+    def take(self, now: float) -> bool:
+        """Spend one token if there is one; return whether there was."""
+        self.refill(now)
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+    @property
+    def full(self) -> bool:
+        return self.tokens >= self.capacity
+
+
+class ServerState(enum.Enum):
+    AWAITING_HELLO = "awaiting_hello"
+    """Only ``hello`` and ``ping`` are accepted."""
+    AUTHENTICATING = "authenticating"
+    """A ``hello`` was handed to the server; it must call :meth:`ServerSession.welcome` or
+    :meth:`ServerSession.reject_hello`."""
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class ServerSession:
+    """The server side of one connection.
+
+    ``encoding`` is the negotiated one (``protocol.messages.encoding_of(subprotocol)``); it
+    decides the frames this session produces. ``now`` starts the rate limiter's clock.
+
+    Typical pump (see the module docstring for the contract)::
+
+        session = ServerSession(encoding_of(ws.subprotocol), now=time.monotonic())
+        async for frame in ws:
+            if isinstance(frame, str):
+                session.receive_text(frame, time.monotonic())
+            else:
+                session.receive_bytes(frame, time.monotonic())
+            for message in session.events_received():
+                handle(message)                 # may call session.send / reply / welcome
+            for out in session.data_to_send():
+                await ws.send(out)
+            if session.close:
+                await ws.close(session.close.code, session.close.reason)
+                break
+    """
+
+    def __init__(self, encoding: Encoding = "json", limits: Limits = DEFAULT_LIMITS,
+                 now: float = 0.0) -> None:
+        self.encoding: Encoding = encoding
+        self.limits = limits
+        self.state = ServerState.AWAITING_HELLO
+        self.close: Close | None = None
+        self.bucket = TokenBucket(limits.rate_per_s, limits.burst, now)
+        self.strikes = 0
+        """Messages refused by the rate limiter in the current flood."""
+        self.protocol_errors = 0
+        """Errors this session answered on its own (malformed, unknown type, …)."""
+        self._events: list[Message] = []
+        self._out: list[Frame] = []
+
+    # ---- input -----------------------------------------------------------------------------
+
+    def receive_text(self, data: str, now: float) -> None:
+        """Feed one text frame (JSON). Then call :meth:`events_received`."""
+        self._receive(data, now)
+
+    def receive_bytes(self, data: bytes, now: float) -> None:
+        """Feed one binary frame (msgpack). Then call :meth:`events_received`."""
+        self._receive(data, now)
+
+    def events_received(self) -> list[Message]:
+        """Valid client messages received since the last call, in order (never ``ping``,
+        which the session answers itself). The list is handed over, not copied."""
+        events, self._events = self._events, []
+        return events
+
+    def _receive(self, frame: Frame, now: float) -> None:
+        if self.state is ServerState.CLOSED:
+            return  # the close decision is final; late frames are ignored
+        if exceeds(frame, self.limits.hard_frame_bytes):
+            self._close(CLOSE_TOO_BIG, "frame too large")
+            return
+        if not self._admit(now):
+            return
+        if exceeds(frame, self.limits.max_frame_bytes):
+            self._refuse(ProtocolError(
+                ErrorCode.TOO_LARGE,
+                f"frame larger than {self.limits.max_frame_bytes} bytes; it was dropped",
+                limit=self.limits.max_frame_bytes), None)
+            return
+        try:
+            message = decode_msgpack(frame) if isinstance(frame, bytes) else decode_json(frame)
+        except ProtocolError as exc:
+            self._refuse(exc, None)
+            return
+        ref = message_id(message)
+        try:
+            kind = validate_envelope(message)
+            if self.state is not ServerState.OPEN and kind not in PRE_HELLO_TYPES:
+                # Unknown types too: before the handshake nothing but hello is discussed.
+                raise ProtocolError(ErrorCode.UNAUTHORIZED,
+                                    "send hello first and wait for welcome")
+            validate_client_message(message)
+            if kind == "hello":
+                self._hello(message)
+                return
+        except ProtocolError as exc:
+            self._refuse(exc, ref)
+            return
+        if kind == "ping":
+            self.reply(message, {"type": "pong"})
+            return
+        self._events.append(message)
+
+    def _admit(self, now: float) -> bool:
+        """The rate limiter. Refused frames are answered ``rate_limited``; a client that
+        keeps flooding is closed. Strikes are forgiven once the bucket is full again, i.e.
+        after the client has been quiet for ``burst / rate`` seconds."""
+        self.bucket.refill(now)
+        if self.bucket.full:
+            self.strikes = 0
+        if self.bucket.take(now):
+            return True
+        self.strikes += 1
+        if self.strikes > self.limits.abuse_strikes:
+            self._close(CLOSE_POLICY_VIOLATION, "rate limit exceeded")
+            return False
+        self._send_message(error_message(
+            ErrorCode.RATE_LIMITED,
+            f"more than {self.limits.rate_per_s:g} messages per second; message dropped",
+            details={"rate_per_s": self.limits.rate_per_s, "burst": self.limits.burst}))
+        return False
+
+    def _hello(self, hello: Message) -> None:
+        if self.state is not ServerState.AWAITING_HELLO:
+            raise ProtocolError(
+                ErrorCode.BAD_REQUEST if self.state is ServerState.OPEN else ErrorCode.UNAUTHORIZED,
+                "the session is already open" if self.state is ServerState.OPEN
+                else "a hello is already being checked; wait for welcome")
+        if hello["protocol"] not in SUPPORTED_VERSIONS:
+            raise ProtocolError(ErrorCode.UNSUPPORTED_VERSION,
+                                f"protocol version {hello['protocol']} is not supported",
+                                supported=list(SUPPORTED_VERSIONS))
+        self.state = ServerState.AUTHENTICATING
+        self._events.append(hello)
+
+    def _refuse(self, exc: ProtocolError, ref: Any) -> None:
+        self.protocol_errors += 1
+        self._send_message(exc.to_message(ref=ref))
+
+    def _close(self, code: int, reason: str) -> None:
+        self.state = ServerState.CLOSED
+        self.close = Close(code, reason)
+
+    # ---- handshake -------------------------------------------------------------------------
+
+    def welcome(self, *, session: str, account: Mapping[str, Any], server_version: str,
+                hello: Mapping[str, Any] | None = None, **extra: Any) -> Message:
+        """Open the session: send ``welcome`` (answering ``hello``, whose ``id`` becomes
+        ``ref``). ``session`` is the resume token; ``account`` is ``{name, kind}``."""
+        message: Message = {
+            "type": "welcome",
+            "protocol": PROTOCOL_VERSION,
+            "server": f"{SERVER_NAME}/{server_version}",
+            "session": session,
+            "account": dict(account),
+            "encoding": self.encoding,
+            "limits": self.limits.to_json(),
+            **extra,
+        }
+        self.state = ServerState.OPEN
+        if hello is not None:
+            self.reply(hello, message)
+        else:
+            self.send(message)
+        return message
+
+    def reject_hello(self, hello: Mapping[str, Any], code: ErrorCode | str,
+                     message: str, **details: Any) -> None:
+        """Refuse a ``hello`` (bad token, unknown resume token): send the error; the client
+        may try another ``hello`` on the same connection."""
+        self.state = ServerState.AWAITING_HELLO
+        self.error(code, message, to=hello, **details)
+
+    # ---- output ----------------------------------------------------------------------------
+
+    def send(self, message: Mapping[str, Any] | EncodedMessage) -> None:
+        """Queue one message. An :class:`EncodedMessage` is encoded once per encoding and
+        shared by every session it is sent to. Ignored once the session is closed."""
+        if self.state is ServerState.CLOSED:
+            return
+        if isinstance(message, EncodedMessage):
+            self._out.append(message.frame(self.encoding))
+        else:
+            self._send_message(message)
+
+    def reply(self, to: Mapping[str, Any], message: Mapping[str, Any]) -> None:
+        """Send ``message`` as the direct reply to client message ``to`` (adds ``ref``)."""
+        ref = message_id(to)
+        self.send(message if ref is None else {**message, "ref": ref})
+
+    def error(self, code: ErrorCode | str, message: str, *, to: Mapping[str, Any] | None = None,
+              match_id: str | None = None, request_id: str | None = None,
+              **details: Any) -> None:
+        """Send an ``error``; ``to`` is the client message it answers (for ``ref``)."""
+        self.send(error_message(code, message, ref=None if to is None else message_id(to),
+                                match_id=match_id, request_id=request_id,
+                                details=details or None))
+
+    def fail(self, to: Mapping[str, Any] | None, exc: ProtocolError, *,
+             match_id: str | None = None, request_id: str | None = None) -> None:
+        """Send a :class:`ProtocolError` as the answer to ``to``."""
+        self.send(exc.to_message(ref=None if to is None else message_id(to),
+                                 match_id=match_id, request_id=request_id))
+
+    def data_to_send(self) -> list[Frame]:
+        """Frames to write, in order (``str``: text frame; ``bytes``: binary frame)."""
+        out, self._out = self._out, []
+        return out
+
+    def _send_message(self, message: Mapping[str, Any]) -> None:
+        self._out.append(encode(message, self.encoding))
+
+
+# --------------------------------------------------------------------------------------------
+# Client side
+# --------------------------------------------------------------------------------------------
+
+
+class ClientState(enum.Enum):
+    IDLE = "idle"
+    """No hello sent on the current connection."""
+    HELLO_SENT = "hello_sent"
+    OPEN = "open"
+
+
+class ClientSession:
+    """The client side of one logical session, which may span several connections.
+
+    The session token from ``welcome`` survives :meth:`connection_lost`, so the next
+    :meth:`hello` resumes: the server re-attaches the seats and re-sends each pending request
+    with the same ``request_id``.
+
+    Request bookkeeping: a ``request`` becomes *pending*; :meth:`act` answers it (and moves it
+    to *answered*). A request is dropped as stale when a newer request arrives for the same
+    match and seat, when its match ends, or when the server answers ``stale_request`` or
+    ``not_your_turn`` for it. If the server rejects an answer as ``malformed_action`` or
+    ``illegal_action``, the request is pending again so it can be answered once more.
+
+    Calling contract: after ``receive_*`` call :meth:`events_received`; after :meth:`hello`,
+    :meth:`send`, :meth:`request` or :meth:`act` call :meth:`data_to_send`.
+    """
+
+    def __init__(self, encoding: Encoding = "json", *, token: str | None = None,
+                 name: str | None = None, client: str = CLIENT_NAME,
+                 resume: str | None = None) -> None:
+        self.encoding: Encoding = encoding
+        self.token = token
+        self.name = name
+        self.client = client
+        self.session_token: str | None = resume
+        self.state = ClientState.IDLE
+        self.welcome: Message | None = None
+        self.pending: dict[str, Message] = {}
+        """Requests awaiting our action, by request_id."""
+        self.answered: dict[str, Message] = {}
+        """Requests we answered whose outcome (next request, events, error) is not known."""
+        self.dropped: list[Message] = []
+        """Requests dropped as stale since the last :meth:`events_received` (for logging)."""
+        self._next_id = 0
+        self._events: list[Message] = []
+        self._out: list[Frame] = []
+
+    # ---- connection lifecycle --------------------------------------------------------------
+
+    def hello(self) -> Message:
+        """Queue ``hello`` for a fresh connection (with ``resume`` when a session token is
+        known, else ``token``/``name``); returns the message."""
+        message: Message = {"type": "hello", "protocol": PROTOCOL_VERSION,
+                            "client": self.client}
+        if self.session_token is not None:
+            message["resume"] = self.session_token
+        if self.token is not None:
+            message["token"] = self.token
+        if self.name is not None:
+            message["name"] = self.name
+        self.state = ClientState.HELLO_SENT
+        self.send(message)
+        return message
+
+    def connection_lost(self) -> None:
+        """The connection dropped. Pending and answered requests are kept: on resume the
+        server re-sends the pending ones. Frames not yet written are discarded."""
+        self.state = ClientState.IDLE
+        self._out.clear()
+
+    def forget_session(self) -> None:
+        """Give up resuming (the server refused the resume token): the next hello starts a
+        new session, and requests of the old one are void."""
+        self.session_token = None
+        self.pending.clear()
+        self.answered.clear()
+
+    @property
+    def is_open(self) -> bool:
+        return self.state is ClientState.OPEN
+
+    # ---- input -----------------------------------------------------------------------------
+
+    def receive_text(self, data: str) -> None:
+        """Feed one text frame (JSON). Then call :meth:`events_received`.
+        Raises :class:`ProtocolError` (``malformed``) for an undecodable frame."""
+        self._receive(decode_json(data))
+
+    def receive_bytes(self, data: bytes) -> None:
+        """Feed one binary frame (msgpack). Then call :meth:`events_received`."""
+        self._receive(decode_msgpack(data))
+
+    def events_received(self) -> list[Message]:
+        """Server messages received since the last call, in order. Also clears
+        :attr:`dropped`."""
+        events, self._events = self._events, []
+        self.dropped = []
+        return events
+
+    def _receive(self, message: Message) -> None:
+        kind = validate_envelope(message)
+        if kind == "welcome":
+            self.state = ClientState.OPEN
+            self.welcome = message
+            self.session_token = message.get("session", self.session_token)
+        elif kind == "request":
+            self._on_request(message)
+        elif kind == "match_end":
+            self._drop_match(message.get("match_id"))
+        elif kind == "error":
+            self._on_error(message)
+        # Unknown server types are passed on too: a newer server may add messages, and the
+        # application decides whether it cares.
+        self._events.append(message)
+
+    def _on_request(self, request: Message) -> None:
+        request_id = request.get("request_id")
+        if not isinstance(request_id, str):
+            raise ProtocolError(ErrorCode.MALFORMED, "request without a request_id",
+                                field="request_id")
+        key = (request.get("match_id"), request.get("seat"))
+        for table in (self.pending, self.answered):
+            for rid, old in list(table.items()):
+                if rid != request_id and (old.get("match_id"), old.get("seat")) == key:
+                    del table[rid]
+                    if table is self.pending:
+                        self.dropped.append(old)
+        # A re-sent request (same id, after a resume) is pending again even if we answered
+        # it: our answer may have been lost with the old connection.
+        self.answered.pop(request_id, None)
+        self.pending[request_id] = request
+
+    def _on_error(self, error: Message) -> None:
+        request_id = error.get("request_id")
+        if not isinstance(request_id, str):
+            return
+        code = error.get("code")
+        if code in (ErrorCode.STALE_REQUEST, ErrorCode.NOT_YOUR_TURN):
+            for table in (self.pending, self.answered):
+                old = table.pop(request_id, None)
+                if old is not None and table is self.pending:
+                    self.dropped.append(old)
+        elif code in (ErrorCode.MALFORMED_ACTION, ErrorCode.ILLEGAL_ACTION):
+            request = self.answered.pop(request_id, None)
+            if request is not None:
+                self.pending[request_id] = request
+
+    def _drop_match(self, match_id: Any) -> None:
+        for table in (self.pending, self.answered):
+            for rid, old in list(table.items()):
+                if old.get("match_id") == match_id:
+                    del table[rid]
+
+    # ---- requests --------------------------------------------------------------------------
+
+    def pending_requests(self, match_id: str | None = None) -> list[Message]:
+        """Pending requests (of one match, or all), oldest first."""
+        return [r for r in self.pending.values()
+                if match_id is None or r.get("match_id") == match_id]
+
+    def is_pending(self, request: Mapping[str, Any] | str) -> bool:
+        request_id = request if isinstance(request, str) else request.get("request_id")
+        return request_id in self.pending
+
+    def act(self, request: Mapping[str, Any] | str, action: Any, *,
+            id: Any = None) -> Message:
+        """Queue the ``action`` answering a pending request (the request message or its
+        request_id); returns the message sent.
+
+        Raises :class:`ProtocolError` ``stale_request`` locally when the request is not
+        pending (superseded, its match over, or already answered), so nothing stale is
+        sent.
+        """
+        request_id = request if isinstance(request, str) else request.get("request_id")
+        pending = self.pending.pop(request_id, None) if isinstance(request_id, str) else None
+        if pending is None:
+            raise ProtocolError(ErrorCode.STALE_REQUEST,
+                                f"request {request_id!r} is not pending", request_id=request_id)
+        message: Message = {"type": "action", "match_id": pending["match_id"],
+                            "request_id": request_id, "action": action}
+        if id is not None:
+            message["id"] = id
+        self.answered[request_id] = pending
+        self.send(message)
+        return message
+
+    # ---- output ----------------------------------------------------------------------------
+
+    def next_id(self) -> int:
+        """A fresh message id for correlating a reply (``ref``) with its message."""
+        self._next_id += 1
+        return self._next_id
+
+    def request(self, type: str, **fields: Any) -> tuple[int, Message]:
+        """Queue a message of ``type`` with a fresh ``id``; return ``(id, message)``. Fields
+        whose value is ``None`` are left out (they are all optional)."""
+        message_id_ = self.next_id()
+        message: Message = {"type": type, "id": message_id_}
+        message.update((k, v) for k, v in fields.items() if v is not None)
+        self.send(message)
+        return message_id_, message
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        """Queue one message in this session's encoding."""
+        self._out.append(encode(message, self.encoding))
+
+    def data_to_send(self) -> list[Frame]:
+        """Frames to write, in order (``str``: text frame; ``bytes``: binary frame)."""
+        out, self._out = self._out, []
+        return out
+
+
+def known_server_type(message: Mapping[str, Any]) -> bool:
+    """Whether a server message's type is in this version's catalogue."""
+    return message.get("type") in SERVER_TYPES
+

@@ -60,7 +60,8 @@ def encode_json(message: Mapping[str, Any]) -> str:
 
 def encode_msgpack(message: Mapping[str, Any]) -> bytes:
     """msgpack with str as the str type and bytes as bin (the spec's current format)."""
-    return msgpack.packb(message, use_bin_type=True)
+    frame: bytes = msgpack.packb(message, use_bin_type=True)
+    return frame
 
 
 def encode(message: Mapping[str, Any], encoding: Encoding) -> Frame:

@@ -479,7 +479,7 @@ class ClientSession:
         """
         request_id = request if isinstance(request, str) else request.get("request_id")
         pending = self.pending.pop(request_id, None) if isinstance(request_id, str) else None
-        if pending is None:
+        if pending is None or not isinstance(request_id, str):
             raise ProtocolError(ErrorCode.STALE_REQUEST,
                                 f"request {request_id!r} is not pending", request_id=request_id)
         message: Message = {"type": "action", "match_id": pending["match_id"],

@@ -8,7 +8,7 @@ import msgpack
 import pytest
 
 from protocol.codec import EncodedMessage, decode, encode_json, encode_msgpack
-from protocol.messages import CLOSE_POLICY_VIOLATION, CLOSE_TOO_BIG, Limits
+from protocol.messages import CLOSE_POLICY_VIOLATION, CLOSE_TOO_BIG, DEFAULT_LIMITS, Limits
 from protocol.session import ServerSession, ServerState
 
 HELLO = {"type": "hello", "id": "h1", "protocol": 1, "name": "zoe"}
@@ -27,7 +27,7 @@ def feed(session: ServerSession, message: dict[str, Any] | str | bytes,
     return session.events_received(), [decode(f) for f in session.data_to_send()]
 
 
-def open_session(encoding: Any = "json", limits: Limits = Limits()) -> ServerSession:
+def open_session(encoding: Any = "json", limits: Limits = DEFAULT_LIMITS) -> ServerSession:
     session = ServerSession(encoding, limits)
     events, sent = feed(session, HELLO)
     assert events == [HELLO] and sent == []

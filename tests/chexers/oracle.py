@@ -13,10 +13,11 @@ EXITS = {
     "b": {(-3, 0), (-2, -1), (-1, -2), (0, -3)},
 }
 ALL_HEXES = sorted((q, r) for q in range(-3, 4) for r in range(-3, 4) if -3 <= -q - r <= 3)
+HEX_SET = frozenset(ALL_HEXES)
 
 
 def on_board(h: tuple[int, int]) -> bool:
-    return h in set(ALL_HEXES)
+    return h in HEX_SET
 
 
 class OracleGame:

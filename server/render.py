@@ -137,13 +137,13 @@ def render_for(match: Renderable, viewer: int | None, kind: Kind, *,
                 "your_seat": viewer,
                 "clock": None if match.clock is None else match.clock.to_json(),
                 "clocks_ms": None if clocks_ms is None else list(clocks_ms),
-                "view": game.view(match.state, viewer), "status": match.status,
+                "view": game.view(match.state, viewer), "status": wire_status(match),
                 "seq": match.seq}
     if kind == "match_end":
         outcome = match.outcome
         return {"type": "match_end", "match_id": match.match_id,
                 "outcome": None if outcome is None else outcome.to_json(),
-                "view": game.view(match.state, viewer), "status": match.status}
+                "view": game.view(match.state, viewer), "status": wire_status(match)}
     if kind == "replay":
         return _render_replay(match)
     if kind == "error":
@@ -161,12 +161,17 @@ def render_for(match: Renderable, viewer: int | None, kind: Kind, *,
     raise ValueError(f"unknown message kind {kind!r}")
 
 
+def wire_status(match: Renderable) -> str:
+    """The protocol knows ``live`` and ``over``; a void match is over (reason ``void``)."""
+    return "live" if match.status == "live" else "over"
+
+
 def _render_replay(match: Renderable) -> dict[str, Any]:
     head: dict[str, Any] = {
         "type": "replay", "match_id": match.match_id, "game": match.game.info.name,
         "options": dict(match.options),
         "seats": [info.to_json(s) for s, info in enumerate(match.seats)],
-        "status": match.status,
+        "status": wire_status(match),
     }
     if match.status == "live":
         # Only what a spectator has seen: public renders of the events so far. Never the log.
@@ -197,3 +202,48 @@ def record_replay(game: Game, record: Mapping[str, Any]) -> dict[str, Any]:
     return {"outcome": record.get("outcome"), "num_seats": record["num_seats"],
             "start": record.get("start"), "log": list(record.get("log") or []),
             "steps": steps}
+
+
+class StoredMatch:
+    """A finished match read back from storage, shaped for :func:`render_for` (replays).
+
+    ``record`` is the stored record **without** the seed; ``seats`` as stored."""
+
+    def __init__(self, match_id: str, game: Game, record: Mapping[str, Any],
+                 seats: Sequence[Mapping[str, Any]], status: str,
+                 clock: Clock | None = None) -> None:
+        if "seed" in record:
+            raise ValueError("a stored record handed to render_for must not carry the seed")
+        self.match_id = match_id
+        self.game = game
+        self._record = dict(record)
+        self.options = game.normalize_options(record.get("options"))
+        self.seats = [SeatInfo(str(s["name"]), str(s["kind"])) for s in seats]
+        self.clock = clock
+        self.status = status
+        outcome = record.get("outcome")
+        self._outcome = None if outcome is None else Outcome.from_json(outcome)
+
+    @property
+    def state(self) -> State:
+        raise RuntimeError("a stored match has no live state")
+
+    @property
+    def seq(self) -> int:
+        return len(self._record.get("log") or [])
+
+    @property
+    def history(self) -> Sequence[EventBatch]:
+        return ()
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self._outcome
+
+    def legal_actions(self, seat: int) -> list[Any]:
+        return []
+
+    def finished_record(self) -> dict[str, Any]:
+        if self.status == "live":
+            raise RuntimeError("the record of a live match is secret")
+        return dict(self._record)

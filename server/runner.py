@@ -364,7 +364,7 @@ class MatchRunner:
                 out.append((viewer, {"type": "match_end", "match_id": self.match_id,
                                      "outcome": None if self.outcome is None
                                      else self.outcome.to_json(),
-                                     "view": None, "status": self.status}))
+                                     "view": {}, "status": "over"}))
         return out
 
     def _error(self, seat: int, code: str, message: str, request_id: Any, ref: Any,

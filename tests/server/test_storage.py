@@ -10,13 +10,6 @@ import pytest
 from server.storage import MatchRow, SqliteStore, StoreError, token_hash
 
 
-@pytest.fixture
-def store(tmp_path: Path):  # type: ignore[no-untyped-def]
-    s = SqliteStore(tmp_path / "arena.sqlite3")
-    yield s
-    s.close()
-
-
 def test_accounts_keep_only_the_token_hash(store: SqliteStore, tmp_path: Path) -> None:
     token = store.create_account("alice", "human")
     bot_token = store.create_account("randy", "bot")

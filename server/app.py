@@ -1,0 +1,464 @@
+"""The asyncio server: websockets in, sans-I/O objects inside, bytes out.
+
+:class:`ArenaServer` owns the listening socket (websocket endpoint ``/ws`` and plain HTTP on
+the same port, see :mod:`server.http`), the sessions, the lobby and the live matches. Each
+connection is pumped by :meth:`ArenaServer._serve_connection`: frames go into the
+connection's :class:`protocol.ServerSession`, which answers protocol-level problems itself
+(malformed frames, unknown types, wrong version, too large, rate limits) and hands over valid
+client messages; the server routes those to the lobby or a :class:`~server.live.LiveMatch`.
+
+A fault while handling one message is answered ``internal`` and logged; a fault inside a
+match voids that match only. Everything else keeps running.
+
+Usage::
+
+    server = ArenaServer(SqliteStore("arena.sqlite3"))
+    await server.start("127.0.0.1", 8765)
+    ...
+    await server.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import gc
+import secrets
+from collections.abc import Awaitable, Callable
+from importlib import metadata
+from typing import Any
+
+import structlog
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
+
+from engine import registry
+from protocol import DEFAULT_LIMITS, Limits, ServerSession, encoding_of, select_subprotocol
+from protocol.messages import SUBPROTOCOLS
+from server import http
+from server.connection import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES, Connection
+from server.games import available_games, available_names
+from server.live import LiveMatch
+from server.lobby import Lobby, LobbyError, MatchSpec
+from server.render import SeatInfo, StoredMatch, render_for
+from server.runner import DEFAULT_GRACE_S, MatchRunner
+from server.sessions import AutoplayOffer, Session, Sessions
+from server.storage import Store
+
+log = structlog.get_logger("arena.server")
+
+RECENT_MATCHES = 500
+"""Finished matches kept in memory for replays and listings (older ones come from storage)."""
+
+
+def server_version() -> str:
+    try:
+        return metadata.version("tabletop-arena")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "0.0.0"
+
+
+def tune_gc() -> None:
+    """Tame the cyclic collector (DESIGN.md: it dominates the latency tail with thousands of
+    matches): move everything alive after start-up out of its reach, and collect the young
+    generation less often. Call once, after start-up."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
+
+
+class ArenaServer:
+    def __init__(self, store: Store, *, limits: Limits = DEFAULT_LIMITS,
+                 grace_s: float = DEFAULT_GRACE_S,
+                 send_queue_messages: int = DEFAULT_MAX_MESSAGES,
+                 send_queue_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.store = store
+        self.limits = limits
+        self.grace_s = grace_s
+        self.send_queue_messages = send_queue_messages
+        self.send_queue_bytes = send_queue_bytes
+        self.version = server_version()
+        self.sessions = Sessions()
+        self.lobby = Lobby()
+        self.live: dict[str, LiveMatch] = {}
+        self.recent: collections.OrderedDict[str, LiveMatch] = collections.OrderedDict()
+        self.connections: set[Connection] = set()
+        self._server: Server | None = None
+        self._sweeper: asyncio.Task[None] | None = None
+        self.host = ""
+        self.port = 0
+        self._handlers: dict[str, Callable[[Connection, Session, dict[str, Any]],
+                                           Awaitable[None] | None]] = {
+            "list_games": self._list_games, "list_matches": self._list_matches,
+            "seek": self._seek, "cancel_seek": self._cancel_seek,
+            "challenge": self._challenge, "accept": self._accept, "decline": self._decline,
+            "play_bot": self._play_bot, "autoplay": self._autoplay,
+            "spectate": self._spectate, "leave": self._leave, "action": self._action,
+            "resign": self._resign, "get_replay": self._get_replay,
+        }
+
+    # ---- lifecycle -------------------------------------------------------------------------
+
+    async def start(self, host: str = "127.0.0.1", port: int = 8765) -> None:
+        """Listen (``port=0`` picks a free port; read :attr:`port` afterwards)."""
+        voided = await asyncio.to_thread(self.store.void_live_matches)
+        if voided:
+            log.warning("interrupted_matches_voided", count=voided)
+        self._server = await serve(
+            self._serve_connection, host, port,
+            subprotocols=[Subprotocol(s) for s in SUBPROTOCOLS],
+            select_subprotocol=self._select_subprotocol,
+            process_request=self._process_request,
+            max_size=self.limits.hard_frame_bytes,
+            # Browsers negotiate permessage-deflate by default and it triples the memory of
+            # an idle connection; our frames are small. Off.
+            compression=None,
+            server_header=f"tabletop-arena/{self.version}",
+            ping_interval=20, ping_timeout=20)
+        sockname = next(iter(self._server.sockets)).getsockname()
+        self.host, self.port = sockname[0], sockname[1]
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        log.info("listening", host=self.host, port=self.port, version=self.version)
+
+    @property
+    def http_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://{self.host}:{self.port}/ws"
+
+    async def close(self) -> None:
+        """Stop listening, close every connection, flush storage (the store stays open)."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        if self._server is not None:
+            self._server.close()
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(5):
+                    await self._server.wait_closed()
+        await asyncio.to_thread(self.store.flush)
+        log.info("stopped")
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(max(1.0, self.grace_s / 4))
+            self.sessions.forget_idle(asyncio.get_running_loop().time(), self.grace_s)
+
+    # ---- HTTP and handshake ------------------------------------------------------------------
+
+    @staticmethod
+    def _select_subprotocol(connection: ServerConnection, offered: Any) -> Subprotocol | None:
+        chosen = select_subprotocol(list(offered))
+        return None if chosen is None else Subprotocol(chosen)
+
+    async def _process_request(self, connection: ServerConnection, request: Any) -> Any:
+        return await http.route(self, connection, request)
+
+    # ---- the connection pump -----------------------------------------------------------------
+
+    async def _serve_connection(self, ws: ServerConnection) -> None:
+        loop = asyncio.get_running_loop()
+        conn = Connection(ws, ServerSession(encoding_of(ws.subprotocol), self.limits,
+                                            loop.time()),
+                          secrets.token_hex(6), max_messages=self.send_queue_messages,
+                          max_bytes=self.send_queue_bytes)
+        self.connections.add(conn)
+        writer = loop.create_task(conn.run_writer())
+        conn.log.info("connected", encoding=conn.protocol.encoding,
+                      peer=str(ws.remote_address))
+        try:
+            async for frame in ws:
+                if conn.closed:
+                    break
+                if isinstance(frame, str):
+                    conn.protocol.receive_text(frame, loop.time())
+                else:
+                    conn.protocol.receive_bytes(frame, loop.time())
+                for message in conn.protocol.events_received():
+                    await self._dispatch(conn, message)
+                conn.flush()
+                if conn.protocol.close is not None:
+                    conn.log.warning("closing_abusive", code=conn.protocol.close.code,
+                                     reason=conn.protocol.close.reason)
+                    conn.drop(conn.protocol.close.code, conn.protocol.close.reason)
+                    break
+        except ConnectionClosed:
+            pass
+        finally:
+            self.connections.discard(conn)
+            self._connection_lost(conn)
+            if not conn.closed:
+                conn.closed = True
+            writer.cancel()
+            conn.log.info("disconnected", code=ws.close_code)
+
+    async def _dispatch(self, conn: Connection, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        try:
+            if kind == "hello":
+                await self._hello(conn, message)
+                return
+            session = conn.owner
+            handler = self._handlers.get(kind)
+            if session is None or handler is None:  # the protocol session prevents both
+                conn.protocol.error("unauthorized" if session is None else "unknown_type",
+                                    f"cannot handle {kind!r} now", to=message)
+                return
+            result = handler(conn, session, message)
+            if result is not None:
+                await result
+        except LobbyError as exc:
+            conn.protocol.error(exc.code, exc.message, to=message)
+        except Exception:
+            conn.log.exception("handler_failed", type=kind)
+            conn.protocol.error("internal", "internal server error", to=message)
+        finally:
+            conn.flush()
+
+    # ---- hello / resume ------------------------------------------------------------------------
+
+    async def _hello(self, conn: Connection, hello: dict[str, Any]) -> None:
+        resume, token = hello.get("resume"), hello.get("token")
+        if resume is not None:
+            session = self.sessions.get(resume)
+            if session is None:
+                conn.protocol.reject_hello(hello, "unauthorized",
+                                           "unknown or expired session; say hello without "
+                                           "resume to start a new one")
+                return
+            old = session.connection
+            if old is not None and old is not conn and not old.closed:
+                old.owner = None
+                old.drop(1000, "session resumed on another connection")
+            self._attach(conn, session, hello)
+            for match_id in list(session.seats):
+                live = self.live.get(match_id)
+                if live is not None:
+                    live.seat_back(session)
+            for match_id in list(session.watching):
+                live = self.live.get(match_id) or self.recent.get(match_id)
+                if live is not None:
+                    live.resync_spectator(session)
+            conn.log.info("resumed", account=session.name, seats=len(session.seats))
+            return
+        if token is not None:
+            account = await asyncio.to_thread(self.store.account_for_token, token)
+            if account is None:
+                conn.protocol.reject_hello(hello, "unauthorized", "unknown account token")
+                return
+            session = self.sessions.create(account.name, account.kind)
+        else:
+            base = str(hello.get("name") or "guest").strip() or "guest"
+            session = self.sessions.create(f"{base[:40]}#{secrets.token_hex(2)}", "guest")
+        self._attach(conn, session, hello)
+        conn.log.info("hello", account=session.name, kind=session.kind,
+                      client=hello.get("client"))
+
+    def _attach(self, conn: Connection, session: Session, hello: dict[str, Any]) -> None:
+        conn.owner = session
+        session.connection = conn
+        session.away_since = None
+        conn.log = conn.log.bind(account=session.name)
+        conn.protocol.welcome(session=session.token, account=session.account,
+                              server_version=self.version, hello=hello)
+        conn.flush()
+
+    def _connection_lost(self, conn: Connection) -> None:
+        session: Session | None = conn.owner
+        conn.owner = None
+        if session is None or session.connection is not conn:
+            return
+        session.connection = None
+        session.away_since = asyncio.get_running_loop().time()
+        for challenge in self.lobby.forget(session):
+            for name in challenge.targets:
+                for other in self.sessions.online(name):
+                    other.send({"type": "challenge_declined",
+                                "challenge_id": challenge.challenge_id,
+                                "by": session.name})
+        for match_id in list(session.seats):
+            live = self.live.get(match_id)
+            if live is not None:
+                self._guard(live, live.seat_away, session)
+
+    # ---- matches -----------------------------------------------------------------------------
+
+    def start_match(self, spec: MatchSpec, seating: list[Session],
+                    ref_for: tuple[Session, Any] | None = None) -> LiveMatch:
+        """Create, persist and start a match; ``seating[i]`` takes seat ``i``."""
+        match_id = secrets.token_hex(8)
+        runner = MatchRunner(match_id, registry.get(spec.game),
+                             [SeatInfo(s.name, s.kind) for s in seating], spec.options,
+                             secrets.randbits(63), clock=spec.clock, grace_s=self.grace_s)
+        live = LiveMatch(runner, seating, self.store, self._match_ended)
+        self.live[match_id] = live
+        for seat, session in enumerate(seating):
+            session.seats.setdefault(match_id, []).append(seat)
+        self._guard(live, live.start, ref_for)
+        return live
+
+    def _match_ended(self, live: LiveMatch) -> None:
+        self.live.pop(live.match_id, None)
+        for session in live.seating:
+            session.seats.pop(live.match_id, None)
+        self.recent[live.match_id] = live
+        while len(self.recent) > RECENT_MATCHES:
+            _, old = self.recent.popitem(last=False)
+            for session in old.spectators:
+                session.watching.discard(old.match_id)
+
+    def _guard(self, live: LiveMatch, call: Callable[..., None], *args: Any) -> None:
+        """Run a match operation; a fault voids that match and nothing else."""
+        try:
+            call(*args)
+        except Exception:
+            live.log.exception("match_fault")
+            if not live.runner.is_over:
+                with contextlib.suppress(Exception):
+                    live.void("server fault")
+            elif live.ended_at is None:
+                self._match_ended(live)
+
+    def find_match(self, match_id: str) -> LiveMatch | None:
+        return self.live.get(match_id) or self.recent.get(match_id)
+
+    # ---- lobby handlers ------------------------------------------------------------------------
+
+    def _list_games(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        games = [game.info.to_json() for game in available_games()]
+        conn.protocol.reply(msg, {"type": "games", "games": games})
+
+    def match_summaries(self, game: str | None = None) -> list[dict[str, Any]]:
+        """Live matches, then recently finished ones, newest first."""
+        out = [m.summary() for m in reversed(self.live.values())]
+        out += [m.summary() for m in reversed(self.recent.values())]
+        return [m for m in out if game is None or m["game"] == game]
+
+    def _list_matches(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        conn.protocol.reply(msg, {"type": "matches",
+                                  "matches": self.match_summaries(msg.get("game"))[:200]})
+
+    def _seek(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        spec = MatchSpec.parse(msg["game"], msg.get("options"), msg.get("clock"),
+                               msg.get("seats"))
+        seek_id, group = self.lobby.seek(session, spec)
+        conn.protocol.reply(msg, {"type": "seeking", "seek_id": seek_id, "game": spec.game})
+        conn.flush()
+        if group is not None:
+            order = list(group)
+            # Fair seats: who sought first must not always move first.
+            for i in range(len(order) - 1, 0, -1):
+                j = secrets.randbelow(i + 1)
+                order[i], order[j] = order[j], order[i]
+            self.start_match(spec, order)
+
+    def _cancel_seek(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        if not self.lobby.cancel_seek(session, msg["seek_id"]):
+            raise LobbyError("not_found", "no such seek of yours")
+        conn.protocol.reply(msg, {"type": "ok"})
+
+    def _challenge(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        targets = list(msg["accounts"])
+        spec = MatchSpec.parse(msg["game"], msg.get("options"), msg.get("clock"),
+                               len(targets) + 1)
+        missing = [name for name in targets if not self.sessions.online(name)]
+        if missing:
+            raise LobbyError("not_found", f"not connected: {', '.join(missing)}")
+        challenge = self.lobby.challenge(session, targets, spec)
+        conn.protocol.reply(msg, {"type": "challenge_sent",
+                                  "challenge_id": challenge.challenge_id})
+        invitation = {"type": "challenge", "challenge_id": challenge.challenge_id,
+                      "from": session.name, "accounts": targets, "game": spec.game,
+                      "options": dict(spec.options),
+                      "clock": None if spec.clock is None else spec.clock.to_json()}
+        for name in targets:
+            for other in self.sessions.online(name):
+                other.send(invitation)
+
+    def _accept(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        challenge = self.lobby.accept(msg["challenge_id"], session)
+        conn.protocol.reply(msg, {"type": "ok"})
+        conn.flush()
+        if challenge.complete:
+            self.start_match(challenge.spec, challenge.seating())
+
+    def _decline(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        challenge = self.lobby.decline(msg["challenge_id"], session)
+        conn.protocol.reply(msg, {"type": "ok"})
+        notice = {"type": "challenge_declined", "challenge_id": challenge.challenge_id,
+                  "by": session.name}
+        for other in {challenge.challenger, *challenge.accepted.values()}:
+            if other is not session:
+                other.send(notice)
+
+    def _play_bot(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        spec = MatchSpec.parse(msg["game"], msg.get("options"), msg.get("clock"))
+        seat = msg.get("seat", 0)
+        if not 0 <= seat < spec.num_seats:
+            raise LobbyError("bad_request", f"seat must be 0-{spec.num_seats - 1}")
+        bots = self.lobby.pick_bots(self.sessions.all(), spec.game, spec.num_seats - 1,
+                                    msg.get("bot"), exclude=session)
+        seating = list(bots)
+        seating.insert(seat, session)
+        self.start_match(spec, seating, ref_for=(session, msg.get("id")))
+
+    def _autoplay(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        games = list(msg["games"])
+        known = available_names()
+        unknown = [g for g in games if g not in known]
+        if unknown:
+            raise LobbyError("not_found", f"no game named {', '.join(map(repr, unknown))}")
+        session.autoplay = AutoplayOffer(frozenset(games), int(msg.get("max_matches", 1)))
+        conn.protocol.reply(msg, {"type": "ok"})
+
+    def _spectate(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        live = self.find_match(msg["match_id"])
+        if live is None:
+            raise LobbyError("not_found", "no live or recent match with that id")
+        live.spectate(session, msg.get("id"))
+
+    def _leave(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        live = self.find_match(msg["match_id"])
+        if live is not None:
+            live.leave(session)
+        session.watching.discard(msg["match_id"])
+        conn.protocol.reply(msg, {"type": "ok"})
+
+    def _action(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        match_id = msg["match_id"]
+        live = self.find_match(match_id)
+        if live is None:
+            conn.protocol.error("not_found", "no such match", to=msg, match_id=match_id,
+                                request_id=msg["request_id"])
+            return
+        if not live.seats_of(session) or live.runner.is_over:
+            conn.protocol.error("not_your_turn", "you hold no seat in this live match", to=msg,
+                                match_id=match_id, request_id=msg["request_id"])
+            return
+        self._guard(live, live.action, session, msg)
+
+    def _resign(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        live = self.live.get(msg["match_id"])
+        if live is None or not live.seats_of(session):
+            raise LobbyError("not_found", "you hold no seat in a live match with that id")
+        self._guard(live, live.resign, session)
+
+    async def _get_replay(self, conn: Connection, session: Session, msg: dict[str, Any]
+                          ) -> None:
+        live = self.find_match(msg["match_id"])
+        if live is not None:
+            conn.protocol.reply(msg, live.runner.replay())
+            return
+        row = await asyncio.to_thread(self.store.get_match, msg["match_id"])
+        if row is None or row.status == "live":
+            raise LobbyError("not_found", "no such finished match")
+        conn.protocol.reply(msg, stored_replay(row))
+
+
+def stored_replay(row: Any) -> dict[str, Any]:
+    """The ``replay`` message of a finished match read from storage (no seed)."""
+    stored = StoredMatch(row.id, registry.get(row.game), row.record(), row.seats, row.status)
+    return render_for(stored, None, "replay")

@@ -1,0 +1,67 @@
+"""``arena serve``: the websocket server alone (``arena run`` adds house bots).
+
+    arena serve [--host 127.0.0.1] [--port 8765] [--db arena.sqlite3] [--log-level info]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+
+from server.app import ArenaServer, tune_gc
+from server.logs import LEVELS, configure_logging
+from server.storage import SqliteStore
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+DEFAULT_DB = "arena.sqlite3"
+
+
+def add_server_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT,
+                   help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
+    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite file (default {DEFAULT_DB})")
+    p.add_argument("--log-level", default="info", choices=LEVELS)
+    p.add_argument("--grace", type=float, default=30.0,
+                   help="seconds a disconnected seat may take to come back (default 30)")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_server_arguments(p)
+
+
+async def wait_for_stop_signal() -> None:
+    """Return on SIGINT or SIGTERM."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+
+
+async def serve_until_stopped(args: argparse.Namespace) -> int:
+    store = SqliteStore(args.db)
+    server = ArenaServer(store, grace_s=args.grace)
+    try:
+        await server.start(args.host, args.port)
+        tune_gc()
+        print(f"Tabletop Arena serving on {server.http_url} — {server.ws_url}", flush=True)
+        await wait_for_stop_signal()
+    finally:
+        await server.close()
+        store.close()
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    configure_logging(args.log_level)
+    try:
+        return asyncio.run(serve_until_stopped(args))
+    except OSError as exc:
+        print(f"arena serve: {exc}", file=sys.stderr)
+        return 1

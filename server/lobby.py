@@ -1,0 +1,209 @@
+"""The lobby's bookkeeping: seeks, challenges, and choosing house bots. No I/O.
+
+The server validates a request into a :class:`MatchSpec` (game, normalized options, clock,
+seat count), asks the lobby what to do, and starts the matches the lobby says are ready.
+
+* Seeks with equal specs are paired first come, first served; a session never pairs with
+  itself.
+* A challenge names the other accounts; it becomes a match when every one of them has
+  accepted (any connected session of the account may accept); one decline ends it.
+* House bots are ordinary connected clients that sent ``autoplay``; :meth:`Lobby.pick_bots`
+  chooses among them by free capacity.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import registry
+from engine.core import BadOptions, canonical_json
+from server.render import Clock
+from server.sessions import Session
+
+
+class LobbyError(Exception):
+    """A request the lobby refuses; ``code`` is the protocol error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    game: str
+    options: Mapping[str, Any]
+    clock: Clock | None
+    num_seats: int
+
+    @property
+    def key(self) -> str:
+        clock = None if self.clock is None else self.clock.to_json()
+        return canonical_json([self.game, dict(self.options), clock, self.num_seats])
+
+    @classmethod
+    def parse(cls, game: Any, options: Any = None, clock: Any = None, seats: Any = None
+              ) -> MatchSpec:
+        """Check a client's match request; raises :class:`LobbyError` (``not_found`` for an
+        unknown game, ``bad_request`` for bad options, clock or seat count)."""
+        try:
+            engine_game = registry.get(str(game))
+        except KeyError:
+            raise LobbyError("not_found", f"no game named {game!r}") from None
+        try:
+            normalized = engine_game.normalize_options(options or {})
+        except BadOptions as exc:
+            raise LobbyError("bad_request", exc.message) from None
+        try:
+            parsed_clock = Clock.from_json(clock)
+        except ValueError as exc:
+            raise LobbyError("bad_request", str(exc)) from None
+        info = engine_game.info
+        num = info.min_seats if seats is None else seats
+        if not isinstance(num, int) or not info.min_seats <= num <= info.max_seats:
+            raise LobbyError("bad_request", f"{info.name} takes {info.min_seats}-"
+                                            f"{info.max_seats} seats, not {seats}")
+        return cls(info.name, normalized, parsed_clock, num)
+
+
+@dataclass(eq=False)
+class Seek:
+    seek_id: str
+    session: Session
+    spec: MatchSpec
+
+
+@dataclass(eq=False)
+class Challenge:
+    challenge_id: str
+    challenger: Session
+    targets: tuple[str, ...]
+    spec: MatchSpec
+    accepted: dict[str, Session] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        return all(name in self.accepted for name in self.targets)
+
+    def seating(self) -> list[Session]:
+        """Challenger first, then the invited accounts in the order named."""
+        return [self.challenger, *(self.accepted[name] for name in self.targets)]
+
+
+class Lobby:
+    def __init__(self) -> None:
+        self._seeks: dict[str, Seek] = {}
+        self._queues: dict[str, list[Seek]] = {}     # spec key -> seeks, oldest first
+        self.challenges: dict[str, Challenge] = {}
+
+    # ---- seeks ---------------------------------------------------------------------------
+
+    def seek(self, session: Session, spec: MatchSpec) -> tuple[str, list[Session] | None]:
+        """Queue a seek. Returns its id and, when enough seekers of the same spec are
+        waiting, the sessions to seat (their seeks are then removed)."""
+        queue = self._queues.setdefault(spec.key, [])
+        for existing in queue:
+            if existing.session is session:
+                return existing.seek_id, None  # one seek per session per spec
+        seek = Seek(secrets.token_hex(8), session, spec)
+        queue.append(seek)
+        self._seeks[seek.seek_id] = seek
+        session.seeks.add(seek.seek_id)
+        if len(queue) < spec.num_seats:
+            return seek.seek_id, None
+        group = queue[:spec.num_seats]
+        del queue[:spec.num_seats]
+        for taken in group:
+            self._remove_seek(taken)
+        return seek.seek_id, [taken.session for taken in group]
+
+    def cancel_seek(self, session: Session, seek_id: str) -> bool:
+        seek = self._seeks.get(seek_id)
+        if seek is None or seek.session is not session:
+            return False
+        self._queues[seek.spec.key].remove(seek)
+        self._remove_seek(seek)
+        return True
+
+    def _remove_seek(self, seek: Seek) -> None:
+        self._seeks.pop(seek.seek_id, None)
+        seek.session.seeks.discard(seek.seek_id)
+        queue = self._queues.get(seek.spec.key)
+        if queue is not None and not queue:
+            del self._queues[seek.spec.key]
+
+    def seeks_waiting(self) -> int:
+        return len(self._seeks)
+
+    # ---- challenges ----------------------------------------------------------------------
+
+    def challenge(self, challenger: Session, targets: Sequence[str], spec: MatchSpec
+                  ) -> Challenge:
+        names = tuple(targets)
+        if len(set(names)) != len(names) or challenger.name in names:
+            raise LobbyError("bad_request", "name each other player once, yourself never")
+        if len(names) + 1 != spec.num_seats:
+            game = registry.get(spec.game).info
+            if not game.min_seats <= len(names) + 1 <= game.max_seats:
+                raise LobbyError("bad_request", f"{game.name} takes {game.min_seats}-"
+                                                f"{game.max_seats} seats")
+            spec = MatchSpec(spec.game, spec.options, spec.clock, len(names) + 1)
+        challenge = Challenge(secrets.token_hex(8), challenger, names, spec)
+        self.challenges[challenge.challenge_id] = challenge
+        return challenge
+
+    def accept(self, challenge_id: str, session: Session) -> Challenge:
+        """Record ``session``'s acceptance; the caller starts the match when
+        ``challenge.complete`` (and the challenge is then removed)."""
+        challenge = self._invited(challenge_id, session)
+        challenge.accepted[session.name] = session
+        if challenge.complete:
+            del self.challenges[challenge_id]
+        return challenge
+
+    def decline(self, challenge_id: str, session: Session) -> Challenge:
+        challenge = self._invited(challenge_id, session)
+        del self.challenges[challenge_id]
+        return challenge
+
+    def _invited(self, challenge_id: str, session: Session) -> Challenge:
+        challenge = self.challenges.get(challenge_id)
+        if challenge is None or session.name not in challenge.targets:
+            raise LobbyError("not_found", "no such challenge for you")
+        return challenge
+
+    # ---- leaving -------------------------------------------------------------------------
+
+    def forget(self, session: Session) -> list[Challenge]:
+        """A session left for good (or went away): drop its seeks and the challenges it
+        made. Returns those challenges so their invitees can be told."""
+        for seek_id in list(session.seeks):
+            seek = self._seeks.get(seek_id)
+            if seek is not None:
+                self._queues[seek.spec.key].remove(seek)
+                self._remove_seek(seek)
+        dropped = [c for c in self.challenges.values() if c.challenger is session]
+        for challenge in dropped:
+            del self.challenges[challenge.challenge_id]
+        return dropped
+
+    # ---- house bots ----------------------------------------------------------------------
+
+    @staticmethod
+    def pick_bots(candidates: Iterable[Session], game: str, count: int,
+                  bot: str | None = None, exclude: Session | None = None) -> list[Session]:
+        """``count`` seats' worth of autoplay sessions for ``game`` (of account ``bot`` if
+        named): distinct bots first, most free capacity first; when there are fewer bots
+        than seats, bots take several seats of the match. Raises ``not_found`` if none."""
+        pool = [s for s in candidates
+                if s is not exclude and (bot is None or s.name == bot)
+                and s.free_autoplay_slots(game) > 0]
+        if not pool:
+            who = f"house bot {bot!r}" if bot else "house bot"
+            raise LobbyError("not_found", f"no {who} is available for {game} right now")
+        pool.sort(key=lambda s: (-s.free_autoplay_slots(game), s.name))
+        return [pool[i % len(pool)] for i in range(count)]

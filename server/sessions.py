@@ -1,0 +1,88 @@
+"""Sessions: who a client is, outliving any one connection.
+
+A :class:`Session` starts with a ``hello`` (an account's bearer token, or nothing for a
+guest) and is named by a secret resume token sent in ``welcome``. It holds the session's
+seats in live matches, the matches it watches, its seeks and its autoplay offer. When its
+connection drops the session stays; a new connection that says ``hello {resume}`` takes it
+over and the seats are re-attached. A disconnected session without live seats is forgotten
+after the grace period.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class AutoplayOffer:
+    """A bot's offer to be seated automatically in matches of ``games``."""
+
+    games: frozenset[str]
+    max_matches: int = 1
+
+
+@dataclass(eq=False)
+class Session:
+    token: str
+    name: str
+    kind: str                      # "human" | "bot" | "guest"
+    connection: Any = None         # server.connection.Connection, or None while away
+    seats: dict[str, list[int]] = field(default_factory=dict)   # match_id -> seats held
+    watching: set[str] = field(default_factory=set)               # spectated match ids
+    seeks: set[str] = field(default_factory=set)
+    autoplay: AutoplayOffer | None = None
+    away_since: float | None = None
+
+    @property
+    def account(self) -> dict[str, str]:
+        return {"name": self.name, "kind": self.kind}
+
+    @property
+    def connected(self) -> bool:
+        return self.connection is not None and not self.connection.closed
+
+    def send(self, message: Any) -> None:
+        """Send to the current connection; dropped while the session is away (what it
+        misses is re-sent as a whole state on resume)."""
+        if self.connection is not None:
+            self.connection.send(message)
+
+    def free_autoplay_slots(self, game: str) -> int:
+        if self.autoplay is None or game not in self.autoplay.games or not self.connected:
+            return 0
+        return self.autoplay.max_matches - len(self.seats)
+
+
+class Sessions:
+    """Every session by resume token, and by account name for challenges."""
+
+    def __init__(self) -> None:
+        self._by_token: dict[str, Session] = {}
+
+    def create(self, name: str, kind: str) -> Session:
+        session = Session(token=secrets.token_urlsafe(24), name=name, kind=kind)
+        self._by_token[session.token] = session
+        return session
+
+    def get(self, token: str) -> Session | None:
+        return self._by_token.get(token)
+
+    def online(self, name: str) -> list[Session]:
+        """Connected sessions of an account name."""
+        return [s for s in self._by_token.values() if s.name == name and s.connected]
+
+    def all(self) -> list[Session]:
+        return list(self._by_token.values())
+
+    def forget_idle(self, now: float, grace_s: float) -> int:
+        """Forget sessions away longer than ``grace_s`` that hold no seats."""
+        stale = [t for t, s in self._by_token.items()
+                 if s.away_since is not None and now - s.away_since >= grace_s and not s.seats]
+        for token in stale:
+            del self._by_token[token]
+        return len(stale)
+
+    def __len__(self) -> int:
+        return len(self._by_token)

@@ -1,0 +1,91 @@
+"""End to end on a real server with real websocket clients, using the tiny test games."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.request
+from typing import Any
+
+from server.app import ArenaServer
+from tests.server.wsclient import WsClient, play_random
+
+
+async def bot(server: ArenaServer, name: str, games: list[str], encoding: str = "json",
+              max_matches: int = 1) -> WsClient:
+    token = server.store.create_account(name, "bot")
+    client = await WsClient.open(server.ws_url, encoding)
+    welcome = await client.hello(token=token)
+    assert welcome["account"] == {"name": name, "kind": "bot"}
+    ref = await client.send({"type": "autoplay", "games": games, "max_matches": max_matches})
+    assert (await client.expect_reply(ref))["type"] == "ok"
+    return client
+
+
+async def test_hello_welcome_ping_and_games(server: ArenaServer) -> None:
+    client = await WsClient.open(server.ws_url)
+    welcome = await client.hello(name="zed")
+    assert welcome["type"] == "welcome" and welcome["account"]["kind"] == "guest"
+    assert welcome["account"]["name"].startswith("zed#") and welcome["encoding"] == "json"
+    ref = await client.send({"type": "ping"})
+    assert (await client.expect_reply(ref))["type"] == "pong"
+    ref = await client.send({"type": "list_games"})
+    games = (await client.expect_reply(ref))["games"]
+    assert {"race", "duel"} <= {g["name"] for g in games}
+    await client.close()
+
+
+async def test_play_bot_race_with_a_spectator_over_json_and_msgpack(server: ArenaServer
+                                                                    ) -> None:
+    house = await bot(server, "house", ["race"], "msgpack")
+    human = await WsClient.open(server.ws_url, "json")
+    await human.hello(name="hum")
+    ref = await human.send({"type": "play_bot", "game": "race", "seats": 3,
+                            "options": {"target": 15}})
+    start = await human.expect_reply(ref)
+    assert start["type"] == "match_start" and start["your_seat"] == 0
+    match_id = start["match_id"]
+    assert [s["name"] for s in start["seats"]] == [start["seats"][0]["name"], "house"]
+    watcher = await WsClient.open(server.ws_url, "msgpack")
+    await watcher.hello()
+    ref = await watcher.send({"type": "spectate", "match_id": match_id})
+    assert (await watcher.expect_reply(ref))["your_seat"] is None
+    ends = await asyncio.gather(play_random(human, match_id, 1),
+                                play_random(house, match_id, 2),
+                                watcher.expect("match_end", match_id=match_id))
+    assert ends[0]["outcome"] == ends[1]["outcome"] == ends[2]["outcome"]
+    assert ends[0]["outcome"]["reason"] == "target"
+    ref = await watcher.send({"type": "list_matches"})
+    listed = (await watcher.expect_reply(ref))["matches"]
+    assert any(m["match_id"] == match_id and m["status"] == "over" for m in listed)
+    ref = await watcher.send({"type": "get_replay", "match_id": match_id})
+    replay = await watcher.expect_reply(ref)
+    assert replay["status"] == "over" and replay["log"] and "seed" not in replay
+    server.store.flush()
+    row = server.store.get_match(match_id)
+    assert row is not None and row.status == "over" and row.outcome == ends[0]["outcome"]
+    for c in (house, human, watcher):
+        await c.close()
+
+
+def http_get(server: ArenaServer, path: str) -> tuple[int, Any]:
+    try:
+        with urllib.request.urlopen(server.http_url + path, timeout=5) as response:
+            body = response.read().decode()
+            kind = response.headers["Content-Type"]
+            return response.status, json.loads(body) if "json" in kind else body
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read().decode())
+
+
+async def test_http_routes_on_the_same_port(server: ArenaServer) -> None:
+    status, page = await asyncio.to_thread(http_get, server, "/")
+    assert status == 200 and "Tabletop Arena" in page and server.ws_url in page
+    status, health = await asyncio.to_thread(http_get, server, "/healthz")
+    assert status == 200 and health["ok"] is True
+    status, games = await asyncio.to_thread(http_get, server, "/api/games")
+    assert "race" in {g["name"] for g in games["games"]}
+    status, body = await asyncio.to_thread(http_get, server, "/api/matches/nope")
+    assert status == 404
+    status, body = await asyncio.to_thread(http_get, server, "/elsewhere")
+    assert status == 404

@@ -1,0 +1,120 @@
+"""A deliberately plain websocket test client: the `websockets` library, the protocol codec,
+and a log of every message received (so tests can inspect everything a client was sent)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from engine.rng import Rng
+from protocol import decode, encode
+from protocol.messages import SUBPROTOCOL_OF_ENCODING
+
+TIMEOUT = 10.0
+
+
+class WsClient:
+    def __init__(self, ws: ClientConnection, encoding: str) -> None:
+        self.ws = ws
+        self.encoding = encoding
+        self.received: list[dict[str, Any]] = []   # every message, in order
+        self._unread: list[dict[str, Any]] = []
+        self._next_id = 0
+        self.welcome: dict[str, Any] | None = None
+
+    @classmethod
+    async def open(cls, url: str, encoding: str = "json", **kwargs: Any) -> WsClient:
+        ws = await connect(url, subprotocols=[SUBPROTOCOL_OF_ENCODING[encoding]],  # type: ignore[list-item]
+                           compression=None, **kwargs)
+        return cls(ws, encoding)
+
+    async def send(self, message: dict[str, Any]) -> Any:
+        """Send with a fresh ``id`` (unless one is given); returns the id."""
+        if "id" not in message:
+            self._next_id += 1
+            message = {**message, "id": self._next_id}
+        await self.ws.send(encode(message, self.encoding))  # type: ignore[arg-type]
+        return message["id"]
+
+    async def send_raw(self, frame: str | bytes) -> None:
+        await self.ws.send(frame)
+
+    async def recv(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        if self._unread:
+            return self._unread.pop(0)
+        frame = await asyncio.wait_for(self.ws.recv(), timeout)
+        message = decode(frame)
+        self.received.append(message)
+        return message
+
+    async def expect(self, type_: str, timeout: float = TIMEOUT, **fields: Any
+                     ) -> dict[str, Any]:
+        """The next message of ``type_`` (with the given field values); messages skipped on
+        the way stay readable by later ``expect``/``recv`` calls."""
+        skipped: list[dict[str, Any]] = []
+        deadline = asyncio.get_running_loop().time() + timeout
+        try:
+            while True:
+                left = deadline - asyncio.get_running_loop().time()
+                if left <= 0:
+                    raise TimeoutError(f"no {type_} {fields} within {timeout}s; "
+                                       f"skipped {[m['type'] for m in skipped]}")
+                message = await self.recv(left)
+                if message["type"] == type_ and all(message.get(k) == v
+                                                    for k, v in fields.items()):
+                    return message
+                skipped.append(message)
+        finally:
+            self._unread[:0] = skipped
+
+    async def hello(self, **fields: Any) -> dict[str, Any]:
+        ref = await self.send({"type": "hello", "protocol": 1, **fields})
+        message = await self.expect_reply(ref)
+        if message["type"] == "welcome":
+            self.welcome = message
+        return message
+
+    async def expect_reply(self, ref: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
+        return await self.expect_where(lambda m: m.get("ref") == ref, timeout)
+
+    async def expect_where(self, pred: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
+        skipped: list[dict[str, Any]] = []
+        deadline = asyncio.get_running_loop().time() + timeout
+        try:
+            while True:
+                left = deadline - asyncio.get_running_loop().time()
+                if left <= 0:
+                    raise TimeoutError(f"no matching message; skipped "
+                                       f"{[m['type'] for m in skipped]}")
+                message = await self.recv(left)
+                if pred(message):
+                    return message
+                skipped.append(message)
+        finally:
+            self._unread[:0] = skipped
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+async def play_random(client: WsClient, match_id: str, seed: int, *,
+                      max_messages: int = 100_000) -> dict[str, Any]:
+    """Answer every request of ``match_id`` with a seeded random legal action until its
+    ``match_end``; returns that message."""
+    rng = Rng(seed)
+    for _ in range(max_messages):
+        message = await client.recv()
+        if message.get("match_id") != match_id:
+            continue
+        if message["type"] == "request":
+            legal = message["legal_actions"]
+            await client.send({"type": "action", "match_id": match_id,
+                               "request_id": message["request_id"],
+                               "action": legal[rng.below(len(legal))]})
+        elif message["type"] == "match_end":
+            return message
+        elif message["type"] == "error":
+            raise AssertionError(f"unexpected error while playing: {message}")
+    raise AssertionError("match did not end")

@@ -310,10 +310,11 @@ class ArenaServer:
             for session in old.spectators:
                 session.watching.discard(old.match_id)
 
-    def _guard(self, live: LiveMatch, call: Callable[..., None], *args: Any) -> None:
-        """Run a match operation; a fault voids that match and nothing else."""
+    def _guard(self, live: LiveMatch, call: Callable[..., Any], *args: Any) -> Any:
+        """Run a match operation and return its result; a fault voids that match and
+        nothing else (and returns ``None``)."""
         try:
-            call(*args)
+            return call(*args)
         except Exception:
             live.log.exception("match_fault")
             if not live.runner.is_over:
@@ -321,6 +322,7 @@ class ArenaServer:
                     live.void("server fault")
             elif live.ended_at is None:
                 self._match_ended(live)
+            return None
 
     def find_match(self, match_id: str) -> LiveMatch | None:
         return self.live.get(match_id) or self.recent.get(match_id)
@@ -438,7 +440,12 @@ class ArenaServer:
             conn.protocol.error("not_your_turn", "you hold no seat in this live match", to=msg,
                                 match_id=match_id, request_id=msg["request_id"])
             return
-        self._guard(live, live.action, session, msg)
+        if self._guard(live, live.action, session, msg):
+            # An action that answers an open request was asked for by the server, and the
+            # server asks one at a time: it must not count against the flood budget, or
+            # fast bots would be rate limited in the middle of a match.
+            bucket = conn.protocol.bucket
+            bucket.tokens = min(bucket.capacity, bucket.tokens + 1.0)
 
     def _resign(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
         live = self.live.get(msg["match_id"])

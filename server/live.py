@@ -80,16 +80,19 @@ class LiveMatch:
             if not session.connected:
                 self.seat_away(session)
 
-    def action(self, session: Session, message: dict[str, Any]) -> None:
+    def action(self, session: Session, message: dict[str, Any]) -> bool:
         """A seat's ``action`` message. The seat is the one whose open request it names
-        (a session may hold several seats), else its first seat."""
+        (a session may hold several seats), else its first seat. Returns whether the action
+        was taken (no error for it)."""
         seats = self.seats_of(session)
         request_id = message.get("request_id")
         seat = next((s for s in seats if self.runner.pending_request_id(s) == request_id),
                     seats[0])
         out = self.runner.receive_action(seat, request_id, message.get("action"), self.now(),
                                          ref=message.get("id"))
+        taken = not any(recipient == seat and m["type"] == "error" for recipient, m in out)
         self._after(out)
+        return taken
 
     def resign(self, session: Session) -> None:
         out: list[Outgoing] = []

@@ -340,7 +340,8 @@ class Ref(WireType):
 # --------------------------------------------------------------------------------------------
 
 ACCOUNT_KINDS: Final = ("human", "bot", "guest")
-MATCH_STATUSES: Final = ("live", "over")
+MATCH_STATUSES: Final = ("live", "over", "void")
+"""``void``: ended by a server fault (unrated; outcome reason ``void``)."""
 
 DEFINITIONS: dict[str, WireType] = {
     "Clock": Obj((
@@ -389,7 +390,10 @@ DEFINITIONS: dict[str, WireType] = {
     )),
     "ReplayStep": Obj((
         Field("seq", Int(1)),
-        Field("events", Arr(Ref("Event"))),
+        Field("events", Arr(Ref("Event")), doc="public (spectator) renders"),
+        Field("actions", Obj(), required=False,
+              doc="finished matches only: the joint action applied, seat number (as a "
+                  "string) or \"chance\" → action"),
     )),
 }
 
@@ -541,6 +545,8 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         _CLOCKS_MS,
         _VIEW,
         Field("status", Str(enum=MATCH_STATUSES)),
+        Field("seq", Int(0), required=False,
+              doc="seq of the last events message already reflected in view"),
     ), summary="a match begins (or is re-sent on resume / to a new spectator)"),
     MessageSpec("request", "server", (
         _MATCH,
@@ -557,13 +563,18 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         _CLOCKS_MS,
     ), summary="what happened in a match, for this viewer"),
     MessageSpec("match_end", "server", (
-        _MATCH, Field("outcome", Ref("Outcome")), _VIEW,
+        _MATCH, Field("outcome", Ref("Outcome")),
+        Field("view", Nullable(Obj()), doc="the final view for this viewer"),
+        Field("status", Str(enum=MATCH_STATUSES), required=False),
     ), summary="the match is over"),
     MessageSpec("replay", "server", (
         _MATCH, _GAME, Field("options", Obj()), _SEATS,
         Field("status", Str(enum=MATCH_STATUSES)),
         Field("outcome", Nullable(Ref("Outcome"))),
         Field("steps", Arr(Ref("ReplayStep"))),
+        Field("num_seats", Int(1), required=False),
+        Field("start", Nullable(Obj()), required=False,
+              doc="finished matches only: the start state if not the game's initial one"),
         Field("log", Arr(Obj()), required=False,
               doc="finished matches only: the action log, one joint action per entry"),
     ), summary="a match's record"),

@@ -1,0 +1,28 @@
+"""The random bot: plays every game, knowing none.
+
+It reads only ``request["legal_actions"]`` and picks one uniformly with its own seeded
+generator, so with a seed the same sequence of requests gets the same answers. It is the
+baseline every other bot must beat, and the smallest example of a bot::
+
+    arena bot random --games battleline,chexers --server ws://127.0.0.1:8765/ws --token T
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+
+class RandomBot:
+    """``choose(request)``: a uniformly random legal action."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+        self.rng = random.Random(seed)
+
+    def choose(self, request: Mapping[str, Any]) -> Any:
+        legal = request["legal_actions"]
+        if not legal:
+            raise ValueError("a request always lists at least one legal action")
+        return legal[self.rng.randrange(len(legal))]

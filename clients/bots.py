@@ -1,0 +1,75 @@
+"""Bots by name, for ``arena bot NAME``.
+
+A *factory* makes a bot: ``factory(seed=None, **options) -> bot`` where a bot has
+``choose(request) -> action`` (see :mod:`clients.runner`). Built-in bots are named here as
+``"module:attribute"`` strings and imported on first use, so this module does not depend on
+``bots/`` at import time. Any ``"module:attribute"`` string works as a name too, for bots
+that live outside the registry.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+BotFactory = Callable[..., Any]
+
+_BUILTIN: dict[str, str] = {
+    "random": "bots.random_bot:RandomBot",
+}
+_FACTORIES: dict[str, BotFactory] = {}
+
+
+class UnknownBot(KeyError):
+    """No bot of that name (the protocol's ``not_found``)."""
+
+
+def register(name: str, factory: BotFactory, *, replace: bool = False) -> BotFactory:
+    """Register ``factory`` under ``name``; refuses to replace another one silently."""
+    if name in _FACTORIES and not replace and _FACTORIES[name] is not factory:
+        raise ValueError(f"a bot named {name!r} is already registered")
+    _FACTORIES[name] = factory
+    return factory
+
+
+def unregister(name: str) -> None:
+    _FACTORIES.pop(name, None)
+
+
+def _load(target: str) -> BotFactory:
+    module_name, _, attribute = target.partition(":")
+    if not attribute:
+        raise UnknownBot(target)
+    module = importlib.import_module(module_name)
+    try:
+        factory: BotFactory = getattr(module, attribute)
+    except AttributeError:
+        raise UnknownBot(target) from None
+    return factory
+
+
+def get(name: str) -> BotFactory:
+    """The factory registered as ``name`` (built-ins are imported on first use), or the
+    ``"module:attribute"`` it names. Raises :class:`UnknownBot`."""
+    if name not in _FACTORIES:
+        if name in _BUILTIN:
+            register(name, _load(_BUILTIN[name]))
+        elif ":" in name:
+            try:
+                return _load(name)
+            except ImportError:
+                raise UnknownBot(name) from None
+        else:
+            raise UnknownBot(name)
+    return _FACTORIES[name]
+
+
+def create(name: str, **kwargs: Any) -> Any:
+    """A new bot: ``get(name)(**kwargs)``."""
+    return get(name)(**kwargs)
+
+
+def names() -> list[str]:
+    """Every registered or built-in bot name, sorted."""
+    return sorted(set(_BUILTIN) | set(_FACTORIES))

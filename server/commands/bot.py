@@ -1,0 +1,111 @@
+"""``arena bot NAME``: connect a bot to a server and play.
+
+::
+
+    arena bot random --game battleline --server ws://127.0.0.1:8765/ws --token TOKEN
+    arena bot random --games battleline,chexers --encoding msgpack --max-matches 4 --seek
+
+NAME is a registered bot (``clients.bots.names()``) or ``module:attribute``. The bot is
+offered for autoplay (the server seats it) unless ``--seek`` is given. Logs are structlog
+JSON lines on stderr, one per event (connected, match_start, match_end, errors, …).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from typing import Any
+
+import structlog
+
+from clients import bots
+from clients.connection import DEFAULT_RECONNECT, NO_RECONNECT
+from clients.runner import BotRunner
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", help=f"bot name ({', '.join(bots.names())}) or module:attribute")
+    p.add_argument("--server", default="ws://127.0.0.1:8765/ws", help="websocket URL")
+    p.add_argument("--token", default=None, help="the bot account's bearer token")
+    p.add_argument("--game", default=None, help="one game to play")
+    p.add_argument("--games", default=None, help="comma-separated games to play")
+    p.add_argument("--encoding", choices=("json", "msgpack"), default="json")
+    p.add_argument("--max-matches", type=int, default=1, help="matches at once (default 1)")
+    p.add_argument("--matches", type=int, default=None,
+                   help="stop after this many finished matches (default: run forever)")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--autoplay", dest="mode", action="store_const", const="autoplay",
+                     help="let the server seat the bot (default)")
+    how.add_argument("--seek", dest="mode", action="store_const", const="seek",
+                     help="seek matches instead")
+    p.set_defaults(mode="autoplay")
+    p.add_argument("--seats", type=int, default=None, help="seats per sought match")
+    p.add_argument("--clock", default=None,
+                   help='seek clock as JSON, e.g. \'{"initial_ms":60000,"increment_ms":1000}\'')
+    p.add_argument("--options", default=None, help="seek options as a JSON object")
+    p.add_argument("--seed", type=int, default=None, help="the bot's seed")
+    p.add_argument("--name-as", dest="display_name", default=None,
+                   help="guest display name (without --token)")
+    p.add_argument("--no-reconnect", action="store_true", help="stop when the connection drops")
+    p.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+
+
+def configure_logging(level: str) -> None:
+    """structlog JSON lines on stderr."""
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            structlog.processors.JSONRenderer(),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(
+            logging.getLevelNamesMapping()[level.upper()]),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )
+
+
+def games_of(args: argparse.Namespace) -> list[str]:
+    games = [g for g in (args.games or "").split(",") if g]
+    if args.game:
+        games.insert(0, args.game)
+    return games
+
+
+def _json_arg(text: str | None, what: str) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SystemExit(f"arena bot: --{what} is not JSON: {exc}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    configure_logging(args.log_level)
+    games = games_of(args)
+    if not games:
+        print("arena bot: name at least one game with --game or --games", file=sys.stderr)
+        return 2
+    try:
+        bot = bots.create(args.name, seed=args.seed)
+    except bots.UnknownBot:
+        print(f"arena bot: unknown bot {args.name!r}; available: {', '.join(bots.names())}",
+              file=sys.stderr)
+        return 2
+    runner = BotRunner(
+        bot, args.server, games=games, token=args.token,
+        name=args.display_name or (None if args.token else args.name),
+        encoding=args.encoding, mode=args.mode, max_matches=args.max_matches,
+        matches=args.matches, options=_json_arg(args.options, "options"),
+        clock=_json_arg(args.clock, "clock"), seats=args.seats, seed=args.seed,
+        reconnect=NO_RECONNECT if args.no_reconnect else DEFAULT_RECONNECT)
+    stats = asyncio.run(runner.run())
+    print(json.dumps({"matches": stats.matches_finished, "actions": stats.actions,
+                      "errors": stats.errors, "ranks": stats.ranks()}))
+    return 0

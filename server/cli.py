@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("server.commands.serve", "run the websocket server alone"),
     "replay": ("server.commands.replay", "print or export a finished match"),
     "account": ("server.commands.account", "create or list accounts (bearer tokens)"),
+    "bot": ("server.commands.bot", "connect a bot (random, …) to a server and play"),
 }
 
 

@@ -18,6 +18,7 @@ from engine.chexers.position import (
     JUMP,
     Position,
     act_from_json,
+    game_notation,
     judge,
     make_state,
 )
@@ -164,11 +165,16 @@ class Chexers(Game):
     # ---- notation ----------------------------------------------------------------------------
 
     def to_notation(self, state: State) -> str:
-        return Position.from_state(state, with_history=False).to_cxn()
+        """CXN (§7.2) while the history is fresh and the game goes on; otherwise CXN plus a
+        fifth field, the history (see :func:`~engine.chexers.notation.parse_game_notation`),
+        so that every state, finished or not, reads back exactly."""
+        cxn = Position.from_state(state, with_history=False).to_cxn()
+        return game_notation(cxn, state["history"], state["outcome"] is not None)
 
     def from_notation(self, text: str, options: Mapping[str, Any] | None = None) -> State:
-        """A state from CXN with a fresh history ``{key: 1}``; raises ``BadNotation``."""
-        return Position.from_cxn(text).to_state()
+        """A state from CXN with a fresh history ``{key: 1}`` (§7.2), or from CXN plus a
+        history field; raises ``BadNotation``."""
+        return Position.from_notation(text).to_state()
 
     def action_text(self, action: Action) -> str:
         return notation.action_text(notation.parse_action(action))

@@ -95,29 +95,111 @@ def parse_cxn(text: str) -> tuple[list[int], list[int], int]:
     """``(cells, exits, turn)`` of a CXN string. Checks every rule of §7.2: the single
     canonical spelling, row totals, ``to-move = "rgb"[T mod 3]``, exits 0-3, ``0 <= T <= 767``
     and pieces on the board plus exits at most 12. Raises :class:`BadNotation`."""
-    if not isinstance(text, str):
-        raise BadNotation("a position must be a string")
-    fields = text.split(" ")
+    fields = _fields(text)
     if len(fields) != 4:
         raise BadNotation("CXN has four fields separated by single spaces: "
                           "<board> <to-move> <exits> <T>")
+    return _parse_position(fields, max_turn=MAX_TURNS - 1, mover=None)
+
+
+def parse_game_notation(text: str
+                        ) -> tuple[list[int], list[int], int, dict[str, int] | None]:
+    """``(cells, exits, turn, history)`` of the game notation: plain CXN (history ``None``:
+    a fresh one) or CXN with a fifth field, the repetition history (our extension, so that
+    any state, finished ones included, has a notation)::
+
+        <board> <to-move> <exits> <T> <board>,<to-move>=<count>;<board>,<to-move>=<count>…
+
+    The history lists every key that can still occur (same number of pieces on the board as
+    now) with its count, in order of first occurrence; it must contain the current key. With
+    a history, ``T`` may be 768 and the last mover (``"rgb"[(T-1) mod 3]``) may have 4 exits:
+    the game is then over. The fifth field is required exactly when the plain CXN would lose
+    something (a history other than ``{current: 1}`` or a finished game), so each state has
+    one spelling. Raises :class:`BadNotation`."""
+    fields = _fields(text)
+    if len(fields) == 4:
+        cells, exits, turn = _parse_position(fields, max_turn=MAX_TURNS - 1, mover=None)
+        return cells, exits, turn, None
+    if len(fields) != 5:
+        raise BadNotation("the notation is CXN (four fields separated by single spaces) "
+                          "optionally followed by a history field")
+    turn_hint = fields[3]
+    mover = (int(turn_hint) - 1) % 3 if turn_hint.isdigit() and int(turn_hint) > 0 else None
+    cells, exits, turn = _parse_position(fields[:4], max_turn=MAX_TURNS, mover=mover)
+    history = parse_history(fields[4])
+    current = f"{board_text(cells)} {COLOUR_LETTERS[turn % 3]}"
+    if current not in history:
+        raise BadNotation("the history must contain the current position")
+    pieces = sum(1 for c in cells if c >= 0)
+    for key, count in history.items():
+        if sum(1 for ch in key[:-2] if ch in _CELL) != pieces:
+            raise BadNotation(f"history key {key!r} has another number of pieces than the "
+                              f"board: it can never occur again, leave it out")
+        if count >= REPETITIONS and key != current:
+            raise BadNotation(f"history key {key!r} occurred {count} times: the game would "
+                              f"have ended there")
+    over = (turn >= MAX_TURNS or history[current] >= REPETITIONS
+            or (mover is not None and exits[mover] > 3))
+    if not over and history == {current: 1}:
+        raise BadNotation("a fresh history is written as plain CXN (four fields)")
+    return cells, exits, turn, history
+
+
+REPETITIONS: Final = 4
+
+
+def history_field(history: dict[str, int]) -> str:
+    """The fifth field of :func:`parse_game_notation` for a history ``{key text: count}``."""
+    return ";".join(f"{key.replace(' ', ',')}={count}" for key, count in history.items())
+
+
+def parse_history(text: str) -> dict[str, int]:
+    """``{key text: count}`` of a history field; raises :class:`BadNotation`."""
+    history: dict[str, int] = {}
+    for entry in text.split(";"):
+        key, eq, count = entry.partition("=")
+        board, comma, letter = key.partition(",")
+        if not eq or not comma or letter not in _CELL or count not in ("1", "2", "3", "4"):
+            raise BadNotation(f"a history entry is <board>,<to-move>=<count 1-4>, "
+                              f"got {entry!r}")
+        parse_board(board)
+        key_text = f"{board} {letter}"
+        if key_text in history:
+            raise BadNotation(f"history key {key!r} is listed twice")
+        history[key_text] = int(count)
+    return history
+
+
+def _fields(text: str) -> list[str]:
+    if not isinstance(text, str):
+        raise BadNotation("a position must be a string")
+    return text.split(" ")
+
+
+def _parse_position(fields: Sequence[str], *, max_turn: int, mover: int | None
+                    ) -> tuple[list[int], list[int], int]:
+    """The four CXN fields; ``mover`` (the seat that made the last turn) may have 4 exits."""
     board, to_move, exits_text, turn_text = fields
     cells = parse_board(board)
     if _TURN_RE.fullmatch(turn_text) is None:
         raise BadNotation(f"T must be a decimal number without sign or leading zero, "
                           f"got {turn_text!r}")
     turn = int(turn_text)
-    if turn >= MAX_TURNS:
-        raise BadNotation(f"T must be at most {MAX_TURNS - 1}, got {turn}")
+    if turn > max_turn:
+        raise BadNotation(f"T must be at most {max_turn}, got {turn}")
     if to_move not in _CELL:
         raise BadNotation(f"to-move must be r, g or b, got {to_move!r}")
     if to_move != COLOUR_LETTERS[turn % 3]:
         raise BadNotation(f"with T = {turn} the player to move is "
                           f"{COLOUR_LETTERS[turn % 3]!r}, not {to_move!r}")
     parts = exits_text.split(",")
-    if len(parts) != 3 or any(p not in ("0", "1", "2", "3") for p in parts):
+    if len(parts) != 3 or any(p not in ("0", "1", "2", "3", "4") for p in parts):
         raise BadNotation(f"exits must be three counts 0-3 like 0,1,0, got {exits_text!r}")
     exits = [int(p) for p in parts]
+    for seat, e in enumerate(exits):
+        if e > 3 and seat != mover:
+            raise BadNotation("exits must be 0-3 (4 only for the winner of a finished game "
+                              "written with its history)")
     total = sum(1 for c in cells if c >= 0) + sum(exits)
     if total > PIECE_BUDGET:
         raise BadNotation(f"pieces on the board plus exits must be at most {PIECE_BUDGET}, "

@@ -280,11 +280,30 @@ class Position:
         return cls(cells, exits, state["turns"], history, result)
 
     @classmethod
+    def from_notation(cls, text: str) -> Position:
+        """A position from the game notation: plain CXN (fresh history) or CXN plus a history
+        field (see :func:`~engine.chexers.notation.parse_game_notation`), which can also
+        describe a finished game. Raises :class:`BadNotation`."""
+        cells, exits, turn, history = notation.parse_game_notation(text)
+        if history is None:
+            return cls(cells, exits, turn)
+        pos = cls(cells, exits, turn, {key_from_text(k): n for k, n in history.items()})
+        mover = (turn - 1) % 3
+        pos.result = judge(turn, pos.count(), exits[mover] if turn else 0, mover)
+        return pos
+
+    def to_notation(self) -> str:
+        """The game notation: plain CXN when the history is fresh and the game goes on, else
+        CXN plus the history field. ``from_notation(p.to_notation())`` plays on exactly like
+        ``p``."""
+        return game_notation(self.to_cxn(), self.history_json(), self.result is not None)
+
+    @classmethod
     def from_view(cls, view: Mapping[str, Any]) -> Position:
-        """The exact position (history included) from a seat's view of the JSON game."""
-        cells, exits, turn = notation.parse_cxn(view["cxn"])
-        history = {key_from_text(k): n for k, n in view["history"].items()}
-        return cls(cells, exits, turn, history)
+        """The exact position (history and result included) from a seat's view of the JSON
+        game."""
+        return cls.from_notation(
+            game_notation(view["cxn"], view["history"], view["to_move"] is None))
 
     def to_state(self) -> dict[str, Any]:
         """The JSON state of :class:`~engine.chexers.game.Chexers` for this position (the
@@ -506,6 +525,14 @@ class Position:
         """A one-line summary for logs."""
         state = "over" if self.result else f"{COLOUR_NAMES[self.to_move]} to move"
         return f"{self.to_cxn()} ({state}, key count {self.count()})"
+
+
+def game_notation(cxn: str, history: Mapping[str, int], over: bool) -> str:
+    """The game notation of a position given its CXN and its (pruned) history as text."""
+    board, to_move = cxn.split(" ", 2)[:2]
+    if not over and len(history) == 1 and history.get(f"{board} {to_move}") == 1:
+        return cxn
+    return f"{cxn} {notation.history_field(dict(history))}"
 
 
 def outcome_json(result: Result, exits: Sequence[int]) -> dict[str, Any]:

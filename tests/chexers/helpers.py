@@ -40,3 +40,8 @@ def play(s: State, action: dict[str, Any]) -> State:
 
 def as_set(actions: list[dict[str, Any]]) -> set[str]:
     return {GAME.action_text(a) for a in actions}
+
+
+def cxn(s: State) -> str:
+    """The plain CXN of a state's position (the view's ``cxn``; no history field)."""
+    return str(GAME.view(s, None)["cxn"])

@@ -8,7 +8,7 @@ import pytest
 from engine.chexers import GAME, Position, perft
 from engine.core import IllegalAction
 
-from .helpers import PASS, START, as_set, ex, jp, legal, mv, play, state
+from .helpers import PASS, START, as_set, cxn, ex, jp, legal, mv, play, state
 
 
 def test_c1_start_actions_in_canonical_order() -> None:
@@ -56,37 +56,37 @@ def test_c2_rules_figure_2a_moves() -> None:
 
 
 def test_c3_jump_converts_an_enemy_piece() -> None:
-    cxn = "4/gg3/1r4/2b4/6/5/4 g 0,0,0 1"
-    actions = legal(cxn)
+    start = "4/gg3/1r4/2b4/6/5/4 g 0,0,0 1"
+    actions = legal(start)
     assert as_set(actions) == as_set([
         jp((-1, -2), (1, -2)), jp((0, -2), (-2, 0)),
         mv((-1, -2), (-2, -1)), mv((-1, -2), (0, -3)),
         mv((0, -2), (0, -3)), mv((0, -2), (0, -1)), mv((0, -2), (1, -3)), mv((0, -2), (1, -2)),
     ])
     assert jp((-1, -2), (-1, 0)) not in actions and jp((0, -2), (-2, -2)) not in actions
-    after = GAME.apply(state(cxn), {1: jp((0, -2), (-2, 0))})
-    assert GAME.to_notation(after.state) == "4/g4/1g4/1gb4/6/5/4 b 0,0,0 2"
+    after = GAME.apply(state(start), {1: jp((0, -2), (-2, 0))})
+    assert cxn(after.state) == "4/g4/1g4/1gb4/6/5/4 b 0,0,0 2"
     (event,) = [e.render(None) for e in after.events]
     assert event == {"type": "action", "seat": 1, "turn": 1, "action": jp((0, -2), (-2, 0)),
                      "exited": False, "converted": [-1, -1], "converted_from": 0}
 
 
 def test_c4_jumping_an_own_piece_converts_nothing() -> None:
-    cxn = "4/5/6/2brr2/3g2/5/4 r 0,0,0 0"
-    actions = legal(cxn)
+    start = "4/5/6/2brr2/3g2/5/4 r 0,0,0 0"
+    actions = legal(start)
     assert len(actions) == 11
     # canonical order: step (+1,0) comes before (0,+1)
     assert [a for a in actions if a["type"] == "JUMP"] == [
         jp((0, 0), (-2, 0)), jp((0, 0), (2, 0)), jp((0, 0), (0, 2)), jp((1, 0), (-1, 2))]
-    own = GAME.apply(state(cxn), {0: jp((0, 0), (2, 0))})
-    assert GAME.to_notation(own.state) == "4/5/6/2b1rr1/3g2/5/4 g 0,0,0 1"
+    own = GAME.apply(state(start), {0: jp((0, 0), (2, 0))})
+    assert cxn(own.state) == "4/5/6/2b1rr1/3g2/5/4 g 0,0,0 1"
     assert "converted" not in own.events[0].data
-    enemy = play(state(cxn), jp((0, 0), (0, 2)))
-    assert GAME.to_notation(enemy) == "4/5/6/2b1r2/3r2/3r1/4 g 0,0,0 1"
+    enemy = play(state(start), jp((0, 0), (0, 2)))
+    assert cxn(enemy) == "4/5/6/2b1r2/3r2/3r1/4 g 0,0,0 1"
 
 
-def exits_of(cxn: str) -> list[dict]:
-    return [a for a in legal(cxn) if a["type"] == "EXIT"]
+def exits_of(position: str) -> list[dict]:
+    return [a for a in legal(position) if a["type"] == "EXIT"]
 
 
 def test_c5_exits() -> None:
@@ -96,7 +96,7 @@ def test_c5_exits() -> None:
     assert exits_of(f"{board} g 0,0,0 1") == [ex((0, 3))]
     assert exits_of(f"{board} b 0,0,0 2") == []
     after = GAME.apply(state(f"{board} r 0,0,0 0"), {0: ex((3, -1))})
-    assert GAME.to_notation(after.state) == "4/5/6/6b/5r/3g1/2bg g 1,0,0 1"
+    assert cxn(after.state) == "4/5/6/6b/5r/3g1/2bg g 1,0,0 1"
     assert after.events[0].data["exited"] is True
 
 

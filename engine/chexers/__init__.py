@@ -39,18 +39,32 @@ Notation (CXN)     ``<board> <to-move> <exits> <T>``, e.g. the start
                    ``gggg/5/6/r5b/r4b/r3b/r2b r 0,0,0 0``: rows ``r = -3..3`` joined by ``/``,
                    ``q`` ascending, ``r``/``g``/``b`` or a digit 1-7 for a run of empty hexes;
                    to-move = ``"rgb"[T mod 3]``; exits 0-3 each; ``0 <= T <= 767``. A game
-                   started from CXN has a fresh history. Action text: ``MOVE -3,3 -2,3``,
-                   ``JUMP 0,0 2,0``, ``EXIT 3,-1``, ``PASS``.
+                   started from CXN has a fresh history. ``to_notation`` writes plain CXN
+                   while the history is fresh and the game goes on; otherwise it appends a
+                   fifth field, the history ``<board>,<to-move>=<count>;…`` (our extension;
+                   then ``T`` may be 768 and the last mover may have 4 exits), so every state
+                   reads back exactly. Action text: ``MOVE -3,3 -2,3``, ``JUMP 0,0 2,0``,
+                   ``EXIT 3,-1``, ``PASS``; ``to_referee_tuple``/``from_referee_tuple``
+                   convert to and from the referee's ``("MOVE", ((q, r), (q, r)))``.
 State              JSON: ``num_seats``, ``pieces`` ``{"r":[[q,r],…],"g":…,"b":…}``, ``exits``
                    ``{"r":0,"g":0,"b":0}``, ``turns``, ``history`` (key text → count since the
                    last exit; older keys can never recur), ``outcome``.
 =================  ============================================================================
 
 Fast API for search (no JSON on the hot path), :mod:`engine.chexers.position`:
-:class:`Position` (``start``, ``from_cxn``, ``from_state``, ``from_view``, ``to_cxn``,
-``to_state``, ``legal_actions``, ``apply``, ``undo``, ``key``, ``count``, ``result``,
-``to_move``, ``pieces``, ``cells``, ``bb``, ``exits``, ``turn``, ``check``, ``copy``),
-:class:`Act` (``kind``, ``frm``, ``to``, ``mid``, ``order``, ``to_json``), :func:`perft`.
+
+* :class:`Position` — build with ``start()``, ``from_cxn(text)``, ``from_notation(text)``,
+  ``from_state(state)`` (``GAME.position(state)``) or ``from_view(view)``; export with
+  ``to_cxn()``, ``to_notation()``, ``to_state()``. Play with ``legal_actions()`` (canonical
+  order), ``apply(act)`` / ``undo()`` (unchecked, exact inverse, the history counts the search
+  path), ``copy()``; read ``result`` (``None`` or ``(winner | DRAW, reason)``), ``to_move``,
+  ``turn``, ``exits``, ``cells`` (hex index → colour or -1), ``bb`` (per-colour bit sets),
+  ``pieces(c)``, ``num_pieces(c)``, ``key()``, ``count()``, ``has_action()``,
+  ``last_converted()``; validate outside input with ``check(json_action)``.
+* :class:`Act` — shared immutable actions ``(kind, frm, to, mid, order)`` with kinds
+  ``EXIT``/``MOVE``/``JUMP``/``PASS``; ``to_json()``; ``str(act)`` is the action text.
+* :func:`perft`, and the tables ``HEXES``/``INDEX`` (hex index ↔ ``(q, r)``) and
+  ``DIST_TO_EXIT[colour][hex]`` (for evaluations).
 """
 
 from engine.chexers.game import Chexers

@@ -145,9 +145,10 @@ class Chexers(Game):
         over = state["outcome"] is not None
         to_move = pos.turn % 3
         pieces = pos.pieces_json()
-        key = f"{notation.board_text(pos.cells)} {COLOUR_LETTERS[to_move]}"
+        board = notation.board_text(pos.cells)
+        key = f"{board} {COLOUR_LETTERS[to_move]}"
         return {
-            "cxn": pos.to_cxn(),
+            "cxn": notation.to_cxn(pos.cells, pos.exits, pos.turn, board),
             "pieces": {name: pieces[letter]
                        for name, letter in zip(COLOUR_NAMES, COLOUR_LETTERS, strict=True)},
             "exits": {name: pos.exits[c] for c, name in enumerate(COLOUR_NAMES)},

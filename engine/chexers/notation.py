@@ -34,24 +34,44 @@ _CELL: Final = {"r": 0, "g": 1, "b": 2}
 # ---- positions ---------------------------------------------------------------------------------
 
 
-def board_text(cells: Sequence[int]) -> str:
-    """The board field of CXN: seven rows top (``r = -3``) to bottom joined by ``/``."""
-    rows = []
-    for row in ROWS:
-        out = []
-        run = 0
-        for i in row:
-            c = cells[i]
-            if c < 0:
-                run += 1
-                continue
-            if run:
-                out.append(str(run))
-                run = 0
-            out.append(COLOUR_LETTERS[c])
+_SYMBOL: Final = {-1: ".", 0: "r", 1: "g", 2: "b"}
+_ROW_SPANS: Final = tuple(
+    (sum(len(row) for row in ROWS[:k]), sum(len(row) for row in ROWS[:k + 1]))
+    for k in range(len(ROWS)))
+_ROW_ORDER: Final = tuple(i for row in ROWS for i in row)
+_ROW_CACHE: dict[str, str] = {}
+"""Row with one symbol per hex ('.' empty) → its CXN spelling. Bounded: at most 4**7 rows
+of each length, far fewer in practice. It makes :func:`board_text` a few dict lookups."""
+
+
+def _spell_row(symbols: str) -> str:
+    out = []
+    run = 0
+    for ch in symbols:
+        if ch == ".":
+            run += 1
+            continue
         if run:
             out.append(str(run))
-        rows.append("".join(out))
+            run = 0
+        out.append(ch)
+    if run:
+        out.append(str(run))
+    spelled = "".join(out)
+    _ROW_CACHE[symbols] = spelled
+    return spelled
+
+
+def board_text(cells: Sequence[int]) -> str:
+    """The board field of CXN: seven rows top (``r = -3``) to bottom joined by ``/``."""
+    symbol = _SYMBOL
+    flat = "".join([symbol[cells[i]] for i in _ROW_ORDER])
+    cache = _ROW_CACHE
+    rows = []
+    for a, b in _ROW_SPANS:
+        row = flat[a:b]
+        spelled = cache.get(row)
+        rows.append(spelled if spelled is not None else _spell_row(row))
     return "/".join(rows)
 
 
@@ -85,10 +105,13 @@ def parse_board(text: str) -> list[int]:
     return cells
 
 
-def to_cxn(cells: Sequence[int], exits: Sequence[int], turn: int) -> str:
-    """A position in CXN (``to-move`` is derived from ``turn``)."""
-    return (f"{board_text(cells)} {COLOUR_LETTERS[turn % 3]} "
-            f"{exits[0]},{exits[1]},{exits[2]} {turn}")
+def to_cxn(cells: Sequence[int], exits: Sequence[int], turn: int,
+           board: str | None = None) -> str:
+    """A position in CXN (``to-move`` is derived from ``turn``; ``board`` may pass the
+    already computed :func:`board_text`)."""
+    if board is None:
+        board = board_text(cells)
+    return f"{board} {COLOUR_LETTERS[turn % 3]} {exits[0]},{exits[1]},{exits[2]} {turn}"
 
 
 def parse_cxn(text: str) -> tuple[list[int], list[int], int]:

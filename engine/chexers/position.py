@@ -32,6 +32,7 @@ from engine.chexers.geometry import (
     COLOUR_LETTERS,
     COLOUR_NAMES,
     EXIT_MASK,
+    HEXES,
     INDEX,
     NEIGHBOURS,
     NUM_HEXES,
@@ -104,12 +105,14 @@ class Act(NamedTuple):
 
     def to_json(self) -> dict[str, Any]:
         """The JSON action (§7.1), freshly built."""
-        if self.kind == PASS:
+        kind = self.kind
+        if kind == PASS:
             return {"type": "PASS"}
-        if self.kind == EXIT:
-            return {"type": "EXIT", "from": notation.hex_json(self.frm)}
-        return {"type": KIND_NAMES[self.kind], "from": notation.hex_json(self.frm),
-                "to": notation.hex_json(self.to)}
+        q, r = HEXES[self.frm]
+        if kind == EXIT:
+            return {"type": "EXIT", "from": [q, r]}
+        q2, r2 = HEXES[self.to]
+        return {"type": KIND_NAMES[kind], "from": [q, r], "to": [q2, r2]}
 
     def __str__(self) -> str:
         return notation.action_text(self.to_json())
@@ -264,20 +267,35 @@ class Position:
         """The position of a JSON state of :class:`~engine.chexers.game.Chexers` (trusted:
         made by the engine). ``with_history=False`` skips decoding the history (the new
         position then has an empty one; only for callers that keep the history themselves)."""
-        cells = [EMPTY] * NUM_HEXES
+        cells = [EMPTY] * (NUM_HEXES + 1)
+        cells[WALL] = WALL
+        bb = [0, 0, 0]
+        pieces = state["pieces"]
         for colour, letter in enumerate(COLOUR_LETTERS):
-            for q, r in state["pieces"][letter]:
-                cells[INDEX[(q, r)]] = colour
-        exits = [state["exits"][letter] for letter in COLOUR_LETTERS]
-        history = ({key_from_text(k): n for k, n in state["history"].items()}
-                   if with_history else {})
+            bits = 0
+            for q, r in pieces[letter]:
+                i = INDEX[(q, r)]
+                cells[i] = colour
+                bits |= _BIT[i]
+            bb[colour] = bits
         outcome = state.get("outcome")
         result: Result | None = None
         if outcome is not None:
             ranks = outcome["ranks"]
             result = ((DRAW, outcome["reason"]) if all(r == 0 for r in ranks)
                       else (ranks.index(0), outcome["reason"]))
-        return cls(cells, exits, state["turns"], history, result)
+        # Built field by field: this runs on every call of the JSON game.
+        pos = cls.__new__(cls)
+        pos.cells = cells
+        pos.bb = bb
+        exits = state["exits"]
+        pos.exits = [exits["r"], exits["g"], exits["b"]]
+        pos.turn = state["turns"]
+        pos.history = ({key_from_text(k): n for k, n in state["history"].items()}
+                       if with_history else {})
+        pos.result = result
+        pos._stack = []
+        return pos
 
     @classmethod
     def from_notation(cls, text: str) -> Position:
@@ -313,8 +331,17 @@ class Position:
 
     def pieces_json(self) -> dict[str, list[list[int]]]:
         """``{"r": [[q, r], …], "g": …, "b": …}`` in canonical hex order."""
-        return {letter: [notation.hex_json(i) for i in _indices(self.bb[c])]
-                for c, letter in enumerate(COLOUR_LETTERS)}
+        out = {}
+        for c, letter in enumerate(COLOUR_LETTERS):
+            bits = self.bb[c]
+            hexes = []
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                q, r = HEXES[low.bit_length() - 1]
+                hexes.append([q, r])
+            out[letter] = hexes
+        return out
 
     def history_json(self) -> dict[str, int]:
         """The history as ``{key text: count}``, keeping only keys that can still occur:

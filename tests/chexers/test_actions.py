@@ -8,6 +8,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.chexers import (
     GAME,
@@ -216,3 +218,50 @@ def test_parse_action_returns_a_fresh_canonical_copy() -> None:
     parsed = parse_action(raw)
     assert parsed == raw and parsed is not raw and parsed["from"] is not raw["from"]
     assert list(parsed) == ["type", "from", "to"]
+
+
+# ---- fuzz: any JSON value either parses to a canonical action or is MalformedAction ----------
+
+_coord = st.one_of(st.integers(-5, 5), st.floats(-4, 4), st.booleans(), st.none(),
+                   st.text(max_size=2))
+_hex = st.one_of(st.lists(_coord, max_size=3), st.tuples(_coord, _coord), _coord)
+_raw_action = st.one_of(
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["MOVE", "JUMP", "EXIT", "PASS", "move", "Pass", "", 1])},
+        optional={"from": _hex, "to": _hex, "extra": _coord}),
+    st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+                 lambda inner: st.lists(inner, max_size=3)
+                 | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=6),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(raw=_raw_action)
+def test_parse_action_is_total_and_strict(raw: object) -> None:
+    s = state(START)
+    before = json.dumps(s)
+    try:
+        action = parse_action(raw)
+    except MalformedAction:
+        with pytest.raises(MalformedAction):
+            GAME.apply(s, {0: raw})
+    else:
+        assert action == raw and json.loads(json.dumps(action)) == action
+        assert all(type(v) is int for key in ("from", "to") if key in action
+                   for v in action[key])
+        try:
+            GAME.apply(s, {0: raw})
+        except IllegalAction as err:
+            assert err.rule in RULES
+        else:
+            assert action in GAME.legal_actions(s, 0)
+    assert json.dumps(s) == before
+
+
+def test_apply_never_mutates_its_input() -> None:
+    s = state(START)
+    for action in [mv((-3, 3), (-2, 3)), mv((0, -3), (0, -2)), mv((3, 0), (2, 0))]:
+        frozen = copy.deepcopy(s)
+        nxt = GAME.apply(s, {s["turns"] % 3: action}).state
+        assert s == frozen and nxt is not s and nxt["history"] is not s["history"]
+        s = nxt

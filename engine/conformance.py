@@ -144,9 +144,9 @@ def playout(game: Game, seed: int, budget: Budget = DEFAULT_BUDGET, *,
     """Play one seeded random match through ``game.apply`` (the checked path), recording every
     step. Raises :class:`AssertionError` if it has not ended after ``budget.max_steps``.
 
-    With ``watch`` every call into the game is followed by a comparison of the state's
-    canonical JSON with its value before the call, so that even a mutation that a second call
-    would not repeat (``setdefault``) is caught the first time it happens."""
+    With ``watch`` each step compares the state's canonical JSON before and after the step's
+    calls (and names the culprit), so that even a mutation a second call would not repeat
+    (``setdefault``) is caught the first time it happens."""
     num_seats = budget.num_seats or game.info.min_seats
     options = game.normalize_options(budget.options)
     chance_rng = Rng(seed)
@@ -154,24 +154,15 @@ def playout(game: Game, seed: int, budget: Budget = DEFAULT_BUDGET, *,
     policies = [random_policy(Rng(seed).fork(f"seat-{s}")) for s in range(num_seats)]
     state = game.initial_state(num_seats, options)
     steps: list[Step] = []
-
-    def guard(what: str, before: str | None, index: int) -> None:
-        if before is not None and canonical_json(state) != before:
-            raise AssertionError(
-                f"{game.info.name} seed={seed} step={index}: {what} mutated its input state: "
-                f"{_difference(json.loads(before), state)}")
-
     for index in range(budget.max_steps + 1):
         before = canonical_json(state) if watch else None
         decision = game.decision(state)
-        guard("decision", before, index)
         if decision.terminal:
             return Playout(game, seed, num_seats, options, steps, state)
         if index == budget.max_steps:
             break
         if decision.chance:
             outcomes = game.chance_outcomes(state)
-            guard("chance_outcomes", before, index)
             _check_chance(outcomes, f"{game.info.name} seed={seed} step={index}")
             picked = outcomes[chance_rng.weighted_index([w for _, w in outcomes])][0]
             joint = {CHANCE: picked}
@@ -179,14 +170,15 @@ def playout(game: Game, seed: int, budget: Budget = DEFAULT_BUDGET, *,
             joint = {}
             for seat in decision.seats:
                 legal = game.legal_actions(state, seat)
-                guard("legal_actions", before, index)
                 _require(bool(legal), f"{game.info.name} seed={seed} step={index}: seat {seat} "
                                       "must act but has no legal action")
-                view = game.view(state, seat)
-                guard("view", before, index)
-                joint[seat] = policies[seat](view, legal, seat)
+                joint[seat] = policies[seat](game.view(state, seat), legal, seat)
         transition = game.apply(state, joint)
-        guard("apply", before, index)
+        if before is not None and canonical_json(state) != before:
+            culprit = _mutating_call(game, json.loads(before), joint)
+            raise AssertionError(
+                f"{game.info.name} seed={seed} step={index}: {culprit} mutated its input state: "
+                f"{_difference(json.loads(before), state)}")
         steps.append(Step(index, state, decision, joint, transition))
         state = transition.state
     raise AssertionError(f"{game.info.name} seed={seed}: the playout did not end within "
@@ -696,6 +688,25 @@ def _check_legal_list(game: Game, state: State, seat: int, legal: list[Action],
                                       f"{_short(action)} into {_short(canonical)}")
 
 
+def _mutating_call(game: Game, state: State, joint: Mapping[int, Action]) -> str:
+    """Which of the calls a playout step makes mutates ``state`` (each tried on a copy)."""
+    text = canonical_json(state)
+    calls: list[tuple[str, Callable[[State], Any]]] = [("decision", game.decision)]
+    if CHANCE in joint:
+        calls.append(("chance_outcomes", game.chance_outcomes))
+    for seat in joint:
+        if seat != CHANCE:
+            calls.append(("legal_actions", lambda s, seat=seat: game.legal_actions(s, seat)))
+            calls.append(("view", lambda s, seat=seat: game.view(s, seat)))
+    calls.append(("apply", lambda s: game.apply(s, joint)))
+    for what, call in calls:
+        copy = json.loads(text)
+        call(copy)
+        if canonical_json(copy) != text:
+            return what
+    return "a call (which one depends on the order of calls)"
+
+
 def _check_chance(outcomes: list[tuple[Action, int]], where: str) -> None:
     _require(isinstance(outcomes, list) and len(outcomes) > 0,
              f"{where}: a chance node with no outcomes")
@@ -736,17 +747,22 @@ def _driver_match(game: Game, p: Playout, budget: Budget) -> Match:
                       max_steps=budget.max_steps)
 
 
+def _step(path: str, key: Any) -> str:
+    """Extend a JSON Pointer (RFC 6901: ``~`` and ``/`` in keys escaped as ``~0``, ``~1``)."""
+    return f"{path}/{str(key).replace('~', '~0').replace('/', '~1')}"
+
+
 def _diff_paths(a: Any, b: Any, path: str = "") -> Iterator[tuple[str, Any]]:
-    """Paths where two JSON values differ (the deepest common container), with ``a``'s value."""
+    """JSON Pointers where two JSON values differ, with ``a``'s value there."""
     if isinstance(a, dict) and isinstance(b, dict):
         for key in sorted(set(a) | set(b), key=str):
             if key not in a or key not in b:
-                yield f"{path}/{key}", a.get(key)
+                yield _step(path, key), a.get(key, "<missing>")
             else:
-                yield from _diff_paths(a[key], b[key], f"{path}/{key}")
+                yield from _diff_paths(a[key], b[key], _step(path, key))
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for n, (x, y) in enumerate(zip(a, b, strict=True)):
-            yield from _diff_paths(x, y, f"{path}/{n}")
+            yield from _diff_paths(x, y, _step(path, n))
     elif type(a) is not type(b) or a != b:
         yield path or "/", a
 
@@ -765,7 +781,10 @@ def _differences(a: Any, b: Any, limit: int = 6) -> str:
 
 
 def _at(value: Any, path: str) -> Any:
-    for part in [p for p in path.split("/") if p]:
+    if path == "/":
+        return value
+    for raw in path.split("/")[1:]:
+        part = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(value, dict):
             value = value.get(part, "<missing>")
         elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
@@ -785,7 +804,7 @@ def _string_leaves_with_paths(value: Any, path: str = "") -> Iterator[tuple[str,
         yield value, path or "/"
     elif isinstance(value, Mapping):
         for key, item in value.items():
-            yield from _string_leaves_with_paths(item, f"{path}/{key}")
+            yield from _string_leaves_with_paths(item, _step(path, key))
     elif isinstance(value, list | tuple):
         for n, item in enumerate(value):
-            yield from _string_leaves_with_paths(item, f"{path}/{n}")
+            yield from _string_leaves_with_paths(item, _step(path, n))

@@ -15,7 +15,7 @@ derivable from the public bid histories, so the state between joint actions hold
 the hidden part of this game is exactly the commitment the driver keeps (what the conformance
 suite and ``tests/test_match.py`` exercise).
 
-Notation: ``N/prizes/bids0/bids1`` with comma-separated card lists, e.g. ``5/3,1/2,5/4``:
+Notation: ``N/prizes/bids0/bids1`` with comma-separated card lists, e.g. ``5/3,1/2/4``:
 five cards per suit, prizes 3 then 1 revealed, seat 0 bid 2, seat 1 bid 4, and prize 1 (the
 one more prize than bids) is up for bidding.
 """

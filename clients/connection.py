@@ -425,10 +425,10 @@ class Connection:
                                    options=options, clock=clock)
         return str(reply["challenge_id"])
 
-    async def accept(self, challenge_id: str) -> Message:
-        """Accept a challenge; returns the ``match_start``."""
-        return await self.request("accept", challenge_id=challenge_id,
-                                  _wants=("match_start", None))
+    async def accept(self, challenge_id: str) -> None:
+        """Accept a challenge. The ``match_start`` arrives in the stream once every invited
+        account has accepted."""
+        await self.request("accept", challenge_id=challenge_id)
 
     async def decline(self, challenge_id: str) -> None:
         await self.request("decline", challenge_id=challenge_id)

@@ -387,6 +387,8 @@ DEFINITIONS: dict[str, WireType] = {
         Field("status", Str(enum=MATCH_STATUSES)),
         Field("started_at", Str(), doc="ISO-8601 UTC time"),
         Field("moves", Int(0), doc="actions applied so far"),
+        Field("spectators", Int(0), required=False),
+        Field("outcome", Nullable(Ref("Outcome")), required=False, doc="once over"),
     )),
     "ReplayStep": Obj((
         Field("seq", Int(1)),
@@ -474,7 +476,7 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
         Field("accounts", Arr(Str(), 1), doc="the other players' account names"),
         _GAME, _OPTIONS, _CLOCK,
     ), ("challenge_sent",), "invite named accounts to a match"),
-    MessageSpec("accept", "client", (Field("challenge_id", Str()),), ("match_start",),
+    MessageSpec("accept", "client", (Field("challenge_id", Str()),), ("ok", "match_start"),
                 "accept a challenge"),
     MessageSpec("decline", "client", (Field("challenge_id", Str()),), ("ok",),
                 "decline a challenge"),

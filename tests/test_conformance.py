@@ -41,11 +41,11 @@ ROOT = Path(__file__).resolve().parent.parent
 # get their expensive per-step checks on a sample of positions (every position still gets the
 # cheap ones through the playout itself).
 BUDGETS: dict[str, Budget] = {
-    "battleline": Budget(checked_steps=12, resamples=1),
+    "battleline": Budget(checked_steps=30, resamples=2),
     "chexers": Budget(checked_steps=12, resamples=1),
     "goofspiel": Budget(checked_steps=None),
 }
-EXAMPLES: dict[str, int] = {"battleline": 4, "chexers": 4}
+EXAMPLES: dict[str, int] = {"battleline": 8, "chexers": 4}
 DEFAULT_EXAMPLES = 10
 # A seed has no structure to shrink (seed 5 is not a "smaller" game than seed 5000), and
 # shrinking replays whole games for minutes: report the failing seed as found.
@@ -84,11 +84,22 @@ def test_every_registered_game_conforms(name: str) -> None:
     _conformance_test(name)()
 
 
-@pytest.mark.parametrize("cards", [1, 2, 13])
-@settings(max_examples=5, deadline=None, phases=PHASES)
+# Non-default options change rules (claim timing, stalemate, deck sizes): each must conform too.
+OPTION_VARIANTS: dict[str, list[dict[str, Any]]] = {
+    "battleline": [{"claim_timing": "after_play"}, {"mud_excess": "forbid", "stalemate": "draw"}],
+    "goofspiel": [{"cards": 1}, {"cards": 2}, {"cards": 13}],
+}
+
+
+@pytest.mark.parametrize("name,options", [
+    (name, options) for name in game_names() for options in OPTION_VARIANTS.get(name, [])])
+@settings(max_examples=3, deadline=None, phases=PHASES)
 @given(seed=st.integers(min_value=0, max_value=2**64 - 1))
-def test_goofspiel_conforms_with_other_options(cards: int, seed: int) -> None:
-    conformance.check_all(GOOFSPIEL, seed, Budget(options={"cards": cards}))
+def test_games_conform_with_other_options(name: str, options: dict[str, Any], seed: int) -> None:
+    base = BUDGETS.get(name, Budget())
+    budget = Budget(max_steps=base.max_steps, checked_steps=base.checked_steps,
+                    resamples=1, options=options)
+    conformance.check_all(registry.get(name), seed, budget)
 
 
 def test_the_registry_lists_goofspiel_only_inside_this_module() -> None:

@@ -73,8 +73,12 @@ class ArenaServer:
     def __init__(self, store: Store, *, limits: Limits = DEFAULT_LIMITS,
                  grace_s: float = DEFAULT_GRACE_S,
                  send_queue_messages: int = DEFAULT_MAX_MESSAGES,
-                 send_queue_bytes: int = DEFAULT_MAX_BYTES) -> None:
+                 send_queue_bytes: int = DEFAULT_MAX_BYTES,
+                 seeds: Callable[[], int] | None = None) -> None:
+        """``seeds`` makes match seeds (default: 63 random bits each); tests pass their own
+        to replay a run."""
         self.store = store
+        self._new_seed = seeds or (lambda: secrets.randbits(63))
         self.limits = limits
         self.grace_s = grace_s
         self.send_queue_messages = send_queue_messages
@@ -292,7 +296,7 @@ class ArenaServer:
         match_id = secrets.token_hex(8)
         runner = MatchRunner(match_id, registry.get(spec.game),
                              [SeatInfo(s.name, s.kind) for s in seating], spec.options,
-                             secrets.randbits(63), clock=spec.clock, grace_s=self.grace_s)
+                             self._new_seed(), clock=spec.clock, grace_s=self.grace_s)
         live = LiveMatch(runner, seating, self.store, self._match_ended)
         self.live[match_id] = live
         for seat, session in enumerate(seating):

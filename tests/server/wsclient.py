@@ -53,21 +53,9 @@ class WsClient:
                      ) -> dict[str, Any]:
         """The next message of ``type_`` (with the given field values); messages skipped on
         the way stay readable by later ``expect``/``recv`` calls."""
-        skipped: list[dict[str, Any]] = []
-        deadline = asyncio.get_running_loop().time() + timeout
-        try:
-            while True:
-                left = deadline - asyncio.get_running_loop().time()
-                if left <= 0:
-                    raise TimeoutError(f"no {type_} {fields} within {timeout}s; "
-                                       f"skipped {[m['type'] for m in skipped]}")
-                message = await self.recv(left)
-                if message["type"] == type_ and all(message.get(k) == v
-                                                    for k, v in fields.items()):
-                    return message
-                skipped.append(message)
-        finally:
-            self._unread[:0] = skipped
+        return await self.expect_where(
+            lambda m: m["type"] == type_ and all(m.get(k) == v for k, v in fields.items()),
+            timeout)
 
     async def hello(self, **fields: Any) -> dict[str, Any]:
         ref = await self.send({"type": "hello", "protocol": 1, **fields})
@@ -79,21 +67,36 @@ class WsClient:
     async def expect_reply(self, ref: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
         return await self.expect_where(lambda m: m.get("ref") == ref, timeout)
 
-    async def expect_where(self, pred: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
-        skipped: list[dict[str, Any]] = []
-        deadline = asyncio.get_running_loop().time() + timeout
-        try:
-            while True:
-                left = deadline - asyncio.get_running_loop().time()
-                if left <= 0:
-                    raise TimeoutError(f"no matching message; skipped "
-                                       f"{[m['type'] for m in skipped]}")
-                message = await self.recv(left)
-                if pred(message):
-                    return message
-                skipped.append(message)
-        finally:
-            self._unread[:0] = skipped
+    async def expect_where(self, pred: Any, timeout: float = TIMEOUT, *,
+                           consume: bool = True) -> dict[str, Any]:
+        """The first message, unread ones first, for which ``pred`` holds. Others read on
+        the way stay unread. ``consume=False`` leaves the match unread too."""
+        for index, message in enumerate(self._unread):
+            if pred(message):
+                if consume:
+                    del self._unread[index]
+                return message
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            left = deadline - loop.time()
+            if left <= 0:
+                raise TimeoutError(f"no matching message within {timeout}s; unread: "
+                                   f"{[m['type'] for m in self._unread][-20:]}")
+            message = decode(await asyncio.wait_for(self.ws.recv(), left))
+            self.received.append(message)
+            if pred(message):
+                if not consume:
+                    self._unread.append(message)
+                return message
+            self._unread.append(message)
+
+    def discard_unread(self) -> None:
+        self._unread.clear()
+
+    async def wait_for(self, pred: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """Like :meth:`expect_where`, but the message stays unread."""
+        return await self.expect_where(pred, timeout, consume=False)
 
     async def close(self) -> None:
         await self.ws.close()

@@ -4,11 +4,26 @@
 |---|---|
 | name | ``battleline`` (``engine.battleline.GAME``) |
 | seats | 2: seat 0 ``north`` (moves first), seat 1 ``south`` |
-| chance | the deal (14 chance nodes, alternately seat 0, seat 1) and every draw from a deck: the outcomes are the cards still in that deck, weight 1 each, canonical order. A Scout-returned card on top of a deck is drawn without a chance node. There is no hidden deck order. |
-| hidden | hands (the opponent sees the count of troop and tactics cards), the decks, the other seat's Scout-returned cards |
-| options | ``claim_timing``: ``"start"`` (default; claims before the play) or ``"after_play"`` · ``mud_excess``: ``"keep"`` (default house rule: Mud removed while a side holds 4 cards, the side keeps them, best 3 count, nothing can be added) or ``"forbid"`` (Mud cannot be moved or deserted while a side of its flag holds 4 cards) · ``stalemate``: ``"resolve"`` (default house rule of the rules document) or ``"draw"`` (two passes in a row end the game drawn) |
-| outcome | win at once with 5 flags (``"five_flags"``) or 3 adjacent ones (``"breakthrough"``); after two turns in a row that ended in a pass, ``"stalemate"`` (win or draw per the house rule); scores: flags held per seat |
+| chance | the deal and every draw from a deck (see *Chance*) |
+| hidden | hands (kinds are public), decks, the other seat's Scout-returned cards |
+| actions | claim, play, pass, draw, return, end_claims (see *Actions*) |
+| views | the table for everybody; own hand and Scout knowledge per seat |
+| outcome | ``five_flags``, ``breakthrough`` or ``stalemate``; scores = flags held |
+| options | ``claim_timing``, ``mud_excess``, ``stalemate`` (see *Options*) |
 | notation | one line, see :mod:`engine.battleline.notation` |
+
+Chance: the deal is 14 chance nodes (alternately seat 0, seat 1, from the troop deck); every
+draw from a deck is a chance node whose outcomes are the cards still in that deck, weight 1
+each, in canonical order. A card a Scout returned on top of a deck is drawn without a chance
+node. There is no hidden deck order.
+
+Options: ``claim_timing`` ``"start"`` (default; claims before the play) or ``"after_play"``.
+``mud_excess`` ``"keep"`` (default house rule: Mud removed while a side holds 4 cards; that
+side keeps them, its best 3 count, nothing can be added there) or ``"forbid"`` (Mud cannot be
+moved away or deserted while a side of its flag holds 4 cards). ``stalemate`` ``"resolve"``
+(default house rule: after two turns in a row that ended in a pass, flags with exactly one
+complete side go to it, then 5 flags or 3 adjacent win, else more flags, else a draw) or
+``"draw"`` (those two passes end the game drawn).
 
 Cards: troops ``"1r"`` … ``"10p"`` (value then colour: ``r o y g b p``); tactics ``Alexander``,
 ``Darius`` (Leaders), ``Cavalry`` (Companion Cavalry), ``Shield`` (Shield Bearers), ``Fog``,
@@ -17,19 +32,24 @@ then value, then the tactics in that order (:mod:`engine.battleline.cards`).
 
 Actions (JSON; flags are ints 1–9; ``parse_action`` rejects any other field):
 
-| action | when |
-|---|---|
-| ``{"type":"claim","flag":3}`` | in a claim window: flags listed in the view's ``claimable`` |
-| ``{"type":"play","card":"7r","flag":3}`` | troop, Leader, ``Cavalry``, ``Shield``: a free slot on your side |
-| ``{"type":"play","card":"Fog","flag":5}`` | ``Fog``/``Mud`` beside an unclaimed flag |
-| ``{"type":"play","card":"Scout"}`` | then three draws, then two returns |
-| ``{"type":"play","card":"Redeploy","from_flag":2,"target":"5b","to_flag":4}`` | own troop, morale or environment card; ``"to_flag":null`` discards it |
-| ``{"type":"play","card":"Deserter","flag":4,"target":"9g"}`` | opponent's card (troop or tactics) to its owner's discard pile |
-| ``{"type":"play","card":"Traitor","from_flag":2,"target":"9g","to_flag":4}`` | opponent's troop card to a free slot of yours (``to_flag`` may equal ``from_flag``) |
-| ``{"type":"pass"}`` | only holding no troop card with a free slot; no draw follows |
-| ``{"type":"draw","deck":"troop"}`` | offered only when both decks have cards (else the draw is automatic, or skipped when both are empty) |
-| ``{"type":"return","card":"7r"}`` | after a Scout's draws, twice (or fewer with a smaller hand); the card goes on top of its own deck |
-| ``{"type":"end_claims"}`` | ``claim_timing="after_play"`` only, when claims are open and no deck choice follows |
+* ``{"type":"claim","flag":3}`` — in a claim window, flags listed in the view's ``claimable``.
+* ``{"type":"play","card":"7r","flag":3}`` — troop, Leader, ``Cavalry``, ``Shield``: a free
+  slot on your side of an unclaimed flag.
+* ``{"type":"play","card":"Fog","flag":5}`` — ``Fog``/``Mud`` beside an unclaimed flag.
+* ``{"type":"play","card":"Scout"}`` — then three draws, then two returns.
+* ``{"type":"play","card":"Redeploy","from_flag":2,"target":"5b","to_flag":4}`` — one of your
+  troop, morale or environment cards to another unclaimed flag; ``"to_flag":null`` discards it.
+* ``{"type":"play","card":"Deserter","flag":4,"target":"9g"}`` — an opponent's card (troop or
+  tactics) goes to its owner's discard pile.
+* ``{"type":"play","card":"Traitor","from_flag":2,"target":"9g","to_flag":4}`` — an
+  opponent's troop card to a free slot of yours (``to_flag`` may equal ``from_flag``).
+* ``{"type":"pass"}`` — only holding no troop card with a free slot; no draw follows.
+* ``{"type":"draw","deck":"troop"}`` — offered only when both decks have cards (otherwise the
+  draw is automatic, or skipped when both are empty).
+* ``{"type":"return","card":"7r"}`` — after a Scout's draws, twice (fewer with a smaller
+  hand); the card goes face down on top of its own deck.
+* ``{"type":"end_claims"}`` — ``claim_timing="after_play"`` only, when claims are open and no
+  deck choice follows.
 
 A turn: claim window (``"start"``) → play or pass → claim window (``"after_play"``) → draw.
 Claims are offered together with the next decision of the turn, which closes the window.

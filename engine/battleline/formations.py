@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Any, Final
 
@@ -299,8 +300,14 @@ def _split(cards: Iterable[str]) -> tuple[list[int], list[int], int]:
 def side_strength(cards: Sequence[str], size: int = 3, fog: bool = False) -> int:
     """Strength of a complete side (``len(cards) >= size``; more cards than ``size`` happen
     after Mud leaves a 4-card side: the best ``size`` of them count)."""
+    return _strength_of(tuple(cards), size, fog)
+
+
+@lru_cache(maxsize=1 << 16)
+def _strength_of(cards: tuple[str, ...], size: int, fog: bool) -> int:
+    # Memoised: proofs re-evaluate the same complete sides turn after turn.
     if len(cards) > size:
-        return max(side_strength(list(sub), size, fog) for sub in combinations(cards, size))
+        return max(_strength_of(sub, size, fog) for sub in combinations(cards, size))
     troops, wilds, wild_max = _split(cards)
     found = _search(troops, wilds, wild_max, 0, 0, size, fog, -1)
     assert found is not None, "a complete side always has a formation"
@@ -423,8 +430,26 @@ def unseen_troops(state: Mapping[str, Any]) -> list[str]:
     return cards_of_mask(unseen_mask(state))
 
 
-def _proof(state: Mapping[str, Any], seat: int, flag: int, unseen: int | None,
-           want_details: bool) -> Proof:
+def _holds(data: Mapping[str, Any], seat: int, unseen: int) -> bool:
+    """Claim check for an unclaimed flag dict whose ``seat`` side is complete: the fast path
+    of :func:`can_claim` and :func:`claimable_flags` (no value objects built)."""
+    env = data["env"]
+    size = 4 if "Mud" in env else 3
+    fog = "Fog" in env
+    sides = data["sides"]
+    own = _strength_of(tuple(sides[seat]), size, fog)
+    theirs = sides[1 - seat]
+    if len(theirs) >= size:
+        other = _strength_of(tuple(theirs), size, fog)
+        if own != other:
+            return own > other
+        order = data["order"]
+        return order.index(seat) < order.index(1 - seat)
+    troops, wilds, wild_max = _split(theirs)
+    return _search(troops, wilds, wild_max, size - len(theirs), unseen, size, fog, own) is None
+
+
+def _proof(state: Mapping[str, Any], seat: int, flag: int) -> Proof:
     data = state["flags"][flag - 1]
     if data["claimed"] is not None:
         return Proof(seat, flag, "flag_claimed")
@@ -440,16 +465,11 @@ def _proof(state: Mapping[str, Any], seat: int, flag: int, unseen: int | None,
         other = side_strength(theirs, size, fog)
         order = data["order"]
         wins = own > other or (own == other and order.index(seat) < order.index(1 - seat))
-        if not want_details:
-            return Proof(seat, flag, None if wins else "claim_not_proven")
         return Proof(seat, flag, None if wins else "claim_not_proven", Formation.of(own),
                      Formation.of(other))
-    if unseen is None:
-        unseen = unseen_mask(state)
     troops, wilds, wild_max = _split(theirs)
-    found = _search(troops, wilds, wild_max, size - len(theirs), unseen, size, fog, own)
-    if not want_details:
-        return Proof(seat, flag, None if found is None else "claim_not_proven")
+    found = _search(troops, wilds, wild_max, size - len(theirs), unseen_mask(state), size,
+                    fog, own)
     counter = None
     if found is not None:
         counter = Completion(Formation.of(found[0]), tuple(cards_of_mask(found[1])))
@@ -461,13 +481,18 @@ def prove_claim(state: Mapping[str, Any], seat: int, flag: int) -> Proof:
     """Whether ``seat`` may claim ``flag`` (1–9) in ``state``, with the reasons: the formations
     compared, or a counter-example completion of the opponent's side. When both sides are
     complete and the claimer's loses, ``opponent`` holds the better formation."""
-    return _proof(state, seat, flag, None, True)
+    return _proof(state, seat, flag)
 
 
 def can_claim(state: Mapping[str, Any], seat: int, flag: int, unseen: int | None = None) -> bool:
     """Fast yes/no form of :func:`prove_claim`. ``unseen`` (from :func:`unseen_mask`) may be
     passed in when checking several flags of one state."""
-    return _proof(state, seat, flag, unseen, False).rule is None
+    data = state["flags"][flag - 1]
+    if data["claimed"] is not None:
+        return False
+    if len(data["sides"][seat]) < (4 if "Mud" in data["env"] else 3):
+        return False
+    return _holds(data, seat, unseen_mask(state) if unseen is None else unseen)
 
 
 def claimable_flags(state: Mapping[str, Any], seat: int) -> list[int]:
@@ -481,7 +506,7 @@ def claimable_flags(state: Mapping[str, Any], seat: int) -> list[int]:
             continue
         if unseen < 0:
             unseen = unseen_mask(state)
-        if _proof(state, seat, n + 1, unseen, False).rule is None:
+        if _holds(data, seat, unseen):
             out.append(n + 1)
     return out
 

@@ -349,7 +349,7 @@ class BattleLine(Game):
                 INDEX.get(target, -1) if target is not None else -1,
                 action.get("to_flag") or 0)
 
-    # ---- checking actions ----------------------------------------------------------------------
+    # ---- checking actions --------------------------------------------------------------------
 
     def parse_action(self, raw: Any) -> Action:
         if not isinstance(raw, dict):
@@ -397,7 +397,7 @@ class BattleLine(Game):
     def explain_illegal(self, state: State, seat: int, action: Action) -> IllegalAction:
         return _explain(state, seat, action)
 
-    # ---- transitions ------------------------------------------------------------------------------
+    # ---- transitions -------------------------------------------------------------------------
 
     def apply_unchecked(self, state: State, actions: Mapping[int, Action]) -> Transition:
         s = dict(state)
@@ -424,7 +424,7 @@ class BattleLine(Game):
             _draw_step(s, events)
         return Transition(s, events)
 
-    # ---- what seats see ---------------------------------------------------------------------------
+    # ---- what seats see ----------------------------------------------------------------------
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         phase = state["phase"]
@@ -491,7 +491,7 @@ class BattleLine(Game):
         data = state["outcome"]
         return None if data is None else Outcome.from_json(data)
 
-    # ---- notation ----------------------------------------------------------------------------------
+    # ---- notation ----------------------------------------------------------------------------
 
     def to_notation(self, state: State) -> str:
         from engine.battleline.notation import write

@@ -177,14 +177,16 @@ async def leak_match(server: ArenaServer, a: WsClient, b: WsClient, watcher: WsC
         await clients[seat].send({"type": "action", "match_id": match_id,
                                   "request_id": request_id,
                                   "action": legal[rng.below(len(legal))]})
-        await clients[seat].wait_for(lambda m: m.get("match_id") == match_id and (
-            m["type"] == "match_end" or (m["type"] == "events" and m["seq"] > before)))
+        await clients[seat].wait_for(lambda m, before=before: m.get("match_id") == match_id
+                                     and (m["type"] == "match_end"
+                                          or (m["type"] == "events" and m["seq"] > before)))
         assert runner.seq > before or runner.is_over
         for checker in checkers:
             await caught_up(checker.client, match_id, runner.seq)
         if runner.pending_request_id(1) is not None:
             pending = runner.pending_request_id(1)
-            await b.wait_for(lambda m: m.get("request_id") == pending and m["type"] == "request")
+            await b.wait_for(lambda m, rid=pending: m.get("request_id") == rid
+                             and m["type"] == "request")
         if steps % 10 == 0 and not runner.is_over:
             for checker in checkers:
                 ref = await checker.client.send({"type": "get_replay", "match_id": match_id})

@@ -580,8 +580,9 @@ def hidden_paths(game: Game, state: State, viewer: int | None, rng: Rng,
     changed: dict[str, Any] = {}
     for _ in range(samples):
         other = game.resample_hidden(state, viewer, rng)
-        for path, value in _diff_paths(state, other):
-            changed.setdefault(path, value)
+        for path, value, _ in json_differences(state, other):
+            if value is not MISSING:
+                changed.setdefault(path, value)
     return changed
 
 
@@ -747,51 +748,47 @@ def _driver_match(game: Game, p: Playout, budget: Budget) -> Match:
                       max_steps=budget.max_steps)
 
 
+class _Missing:
+    """Marks a dict key present on one side of a comparison only."""
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING: Any = _Missing()
+
+
 def _step(path: str, key: Any) -> str:
     """Extend a JSON Pointer (RFC 6901: ``~`` and ``/`` in keys escaped as ``~0``, ``~1``)."""
     return f"{path}/{str(key).replace('~', '~0').replace('/', '~1')}"
 
 
-def _diff_paths(a: Any, b: Any, path: str = "") -> Iterator[tuple[str, Any]]:
-    """JSON Pointers where two JSON values differ, with ``a``'s value there."""
+def json_differences(a: Any, b: Any, path: str = "") -> Iterator[tuple[str, Any, Any]]:
+    """Where two JSON values differ: ``(pointer, a's value, b's value)`` at the deepest place
+    (a list that changed length counts as one place), in sorted key order. A key on one side
+    only has :data:`MISSING` on the other. The root is ``""`` (RFC 6901)."""
     if isinstance(a, dict) and isinstance(b, dict):
         for key in sorted(set(a) | set(b), key=str):
-            if key not in a or key not in b:
-                yield _step(path, key), a.get(key, "<missing>")
-            else:
-                yield from _diff_paths(a[key], b[key], _step(path, key))
+            yield from json_differences(a.get(key, MISSING), b.get(key, MISSING),
+                                        _step(path, key))
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for n, (x, y) in enumerate(zip(a, b, strict=True)):
-            yield from _diff_paths(x, y, _step(path, n))
+            yield from json_differences(x, y, _step(path, n))
     elif type(a) is not type(b) or a != b:
-        yield path or "/", a
+        yield path, a, b
 
 
 def _difference(a: Any, b: Any) -> str:
     """The first place two JSON values differ, for messages."""
-    for path, _ in _diff_paths(a, b):
-        return f"at {path}: {_short(_at(a, path))} vs {_short(_at(b, path))}"
+    for path, x, y in json_differences(a, b):
+        return f"at {path or '/'}: {_short(x)} vs {_short(y)}"
     return "no difference found"
 
 
 def _differences(a: Any, b: Any, limit: int = 6) -> str:
-    paths = [p for p, _ in _diff_paths(a, b)]
+    paths = [p or "/" for p, _, _ in json_differences(a, b)]
     more = f" (+{len(paths) - limit} more)" if len(paths) > limit else ""
     return ", ".join(paths[:limit]) + more if paths else "nothing"
-
-
-def _at(value: Any, path: str) -> Any:
-    if path == "/":
-        return value
-    for raw in path.split("/")[1:]:
-        part = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(value, dict):
-            value = value.get(part, "<missing>")
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        else:
-            return "<missing>"
-    return value
 
 
 def _string_leaves(value: Any) -> Iterator[str]:

@@ -101,6 +101,11 @@ class Store(ABC):
         Raises :class:`StoreError` if the name is taken or the kind unknown."""
 
     @abstractmethod
+    def rotate_token(self, name: str) -> str:
+        """Give an existing account a new bearer token (the old one stops working) and
+        return it. Raises :class:`StoreError` for an unknown account."""
+
+    @abstractmethod
     def account_for_token(self, token: str) -> Account | None: ...
 
     @abstractmethod
@@ -255,6 +260,8 @@ class SqliteStore(Store):
                     conn.execute("UPDATE matches SET log=?, moves=?, status=?, "
                                  "outcome=COALESCE(?, outcome), "
                                  "ended_at=COALESCE(?, ended_at) WHERE id=?", params)
+                elif kind == "token":
+                    conn.execute("UPDATE accounts SET token_hash=? WHERE name=?", params)
                 elif kind == "account":
                     conn.execute("INSERT INTO accounts (name, kind, token_hash, created_at) "
                                  "VALUES (?,?,?,?)", params)
@@ -294,6 +301,14 @@ class SqliteStore(Store):
             raise StoreError(f"an account named {name!r} exists already")
         token = new_token()
         self._put(("account", name, (name, kind, token_hash(token), utc_now())))
+        self.flush()
+        return token
+
+    def rotate_token(self, name: str) -> str:
+        if self.get_account(name) is None:
+            raise StoreError(f"no account named {name!r}")
+        token = new_token()
+        self._put(("token", name, (token_hash(token), name)))
         self.flush()
         return token
 

@@ -1,19 +1,159 @@
-"""``arena run``: the main job.
+"""``arena run``: the main job — the server on SQLite plus house bots, until Ctrl-C.
 
-Until the websocket server lands this plays a seeded Battle Line match between two random
-policies and prints it, so ``make run`` already exercises the engine end to end.
+    arena run [--host 127.0.0.1] [--port 8765] [--db arena.sqlite3] [--log-level info]
+              [--house-bots random,random] [--bot-matches 8]
+
+What it does: opens the store, starts the websocket server, makes sure every house bot has a
+``bot`` account (giving it a fresh token each start: tokens are stored hashed, so an old one
+cannot be read back), starts each house bot as a separate client process
+(``arena bot NAME --autoplay --games ... --token ...``) that connects over the socket like any
+third-party bot, prints the address, and runs until SIGINT/SIGTERM. Then it stops the bots
+(SIGTERM, then SIGKILL after a few seconds), closes the server and flushes the store.
+A house bot process that exits unexpectedly is restarted (with a growing delay).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from dataclasses import dataclass
 
-from server.commands import play
+import structlog
+
+from server.app import ArenaServer, tune_gc
+from server.commands.serve import add_server_arguments, wait_for_stop_signal
+from server.games import available_names
+from server.logs import configure_logging
+from server.storage import SqliteStore, Store
+
+log = structlog.get_logger("arena.run")
+
+HOUSE_GAMES = ("battleline", "chexers")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    play.add_arguments(p)
+    add_server_arguments(p)
+    p.add_argument("--house-bots", default="random,random",
+                   help="house bots to start, comma-separated bot names; each becomes an "
+                        "account house-<name>-<n> (default: random,random — two, so a "
+                        "three-seat Chexers match against the house has distinct bots)")
+    p.add_argument("--bot-matches", type=int, default=8,
+                   help="matches each house bot plays at once (default 8)")
+    p.add_argument("--bot-games", default=",".join(HOUSE_GAMES),
+                   help=f"games the house bots play (default {','.join(HOUSE_GAMES)})")
+
+
+@dataclass
+class HouseBot:
+    bot: str          # the bot's name for ``arena bot``
+    account: str      # its account name
+    token: str = ""
+    process: asyncio.subprocess.Process | None = None
+    restarts: int = 0
+
+
+def house_bots(spec: str) -> list[HouseBot]:
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    counts: dict[str, int] = {}
+    out = []
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+        out.append(HouseBot(name, f"house-{name}-{counts[name]}"))
+    return out
+
+
+def ensure_accounts(store: Store, bots: list[HouseBot]) -> None:
+    """Create missing house bot accounts; give every house bot a fresh token."""
+    for bot in bots:
+        account = store.get_account(bot.account)
+        if account is None:
+            bot.token = store.create_account(bot.account, "bot")
+        else:
+            bot.token = store.rotate_token(bot.account)
+
+
+async def start_bot(bot: HouseBot, ws_url: str, games: list[str], matches: int,
+                    log_level: str) -> None:
+    bot.process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server.cli", "bot", bot.bot, "--autoplay",
+        "--games", ",".join(games), "--max-matches", str(matches), "--token", bot.token,
+        "--server", ws_url, "--log-level", "warning" if log_level == "info" else log_level,
+        stdin=asyncio.subprocess.DEVNULL,
+        # The bot's own JSON logs go to our stderr, one line per event.
+        stdout=asyncio.subprocess.DEVNULL, stderr=None,
+        start_new_session=True)  # Ctrl-C reaches us; we stop the bots ourselves
+    log.info("house_bot_started", account=bot.account, bot=bot.bot, pid=bot.process.pid)
+
+
+async def supervise(bot: HouseBot, ws_url: str, games: list[str], matches: int,
+                    log_level: str) -> None:
+    """Keep one house bot running: restart it if it exits."""
+    while True:
+        await start_bot(bot, ws_url, games, matches, log_level)
+        assert bot.process is not None
+        code = await bot.process.wait()
+        bot.restarts += 1
+        delay = min(30.0, 0.5 * 2 ** min(bot.restarts, 6))
+        log.warning("house_bot_exited", account=bot.account, code=code, restart_in_s=delay)
+        await asyncio.sleep(delay)
+
+
+async def stop_bot(bot: HouseBot, timeout: float = 5.0) -> None:
+    process = bot.process
+    if process is None or process.returncode is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        process.send_signal(signal.SIGTERM)
+    try:
+        await asyncio.wait_for(process.wait(), timeout)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        await process.wait()
+
+
+async def run_main_job(args: argparse.Namespace) -> int:
+    store = SqliteStore(args.db)
+    server = ArenaServer(store, grace_s=args.grace)
+    bots = house_bots(args.house_bots)
+    known = available_names()
+    games = [g for g in args.bot_games.split(",") if g in known]
+    supervisors: list[asyncio.Task[None]] = []
+    try:
+        await asyncio.to_thread(ensure_accounts, store, bots)
+        await server.start(args.host, args.port)
+        if games:
+            for bot in bots:
+                supervisors.append(asyncio.create_task(
+                    supervise(bot, server.ws_url, games, args.bot_matches, args.log_level)))
+        tune_gc()
+        print(f"Tabletop Arena serving on {server.http_url} — {server.ws_url}", flush=True)
+        print(f"house bots: {', '.join(b.account for b in bots) or 'none'} "
+              f"(games: {', '.join(games) or 'none'}); Ctrl-C stops", flush=True)
+        await wait_for_stop_signal()
+        print("stopping…", flush=True)
+    finally:
+        for task in supervisors:
+            task.cancel()
+        await asyncio.gather(*supervisors, return_exceptions=True)
+        await asyncio.gather(*(stop_bot(b) for b in bots))
+        await server.close()
+        store.close()
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
-    return play.run(args)
+    configure_logging(args.log_level)
+    # Keep the bot subprocesses importing this checkout even when started from elsewhere.
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    try:
+        return asyncio.run(run_main_job(args))
+    except OSError as exc:
+        print(f"arena run: {exc}", file=sys.stderr)
+        return 1

@@ -22,6 +22,11 @@ def test_accounts_keep_only_the_token_hash(store: SqliteStore, tmp_path: Path) -
     stored = {h for (h,) in raw}
     assert stored == {token_hash(token), token_hash(bot_token)}
     assert token not in str(raw)
+    fresh = store.rotate_token("alice")
+    assert store.account_for_token(token) is None
+    assert store.account_for_token(fresh).name == "alice"  # type: ignore[union-attr]
+    with pytest.raises(StoreError):
+        store.rotate_token("nobody")
     with pytest.raises(StoreError):
         store.create_account("alice", "bot")
     with pytest.raises(StoreError):

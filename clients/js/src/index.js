@@ -1,0 +1,12 @@
+// tabletop-arena-client: connect a Node.js bot to a Tabletop Arena server.
+//
+//   import { runBot } from 'tabletop-arena-client';
+//   await runBot({ choose: (request) => request.legal_actions[0] });
+
+export {
+  ArenaClient, ArenaError, ConnectionLost, StaleRequest, Inbox, DEFAULT_RECONNECT,
+  PROTOCOL_VERSION, SUBPROTOCOL_JSON, CLIENT_NAME, backoffDelayMs,
+} from './client.js';
+export { BotRunner, runBot, optionsFromEnv, describeResult, DEFAULT_SERVER } from './runner.js';
+export { RandomBot, seededRandom } from './bots.js';
+export { BattleLineBot } from './battleline.js';

@@ -443,7 +443,7 @@ def _holds(data: Mapping[str, Any], seat: int, unseen: int) -> bool:
         other = _strength_of(tuple(theirs), size, fog)
         if own != other:
             return own > other
-        order = data["order"]
+        order: list[int] = data["order"]
         return order.index(seat) < order.index(1 - seat)
     troops, wilds, wild_max = _split(theirs)
     return _search(troops, wilds, wild_max, size - len(theirs), unseen, size, fog, own) is None

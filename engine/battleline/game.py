@@ -148,7 +148,7 @@ def flag_scores(state: Mapping[str, Any]) -> list[int]:
 
 def claim_window_open(state: Mapping[str, Any]) -> bool:
     """Whether the seat to act may claim now (the notation derives ``claimable`` from it)."""
-    phase = state["phase"]
+    phase: str = state["phase"]
     if state["options"]["claim_timing"] == "start":
         return phase == "play"
     return phase == "claim" or (phase == "draw" and state["scout"] in (0, SCOUT_DRAWS))
@@ -338,7 +338,7 @@ class BattleLine(Game):
     def action_key(self, action: Action) -> Any:
         if not isinstance(action, dict):
             return (9, INDEX.get(action, -1) if isinstance(action, str) else -1, 0, 0, 0)
-        kind = _TYPE_ORDER.get(action.get("type"), 8)
+        kind = _TYPE_ORDER.get(str(action.get("type")), 8)
         card = action.get("card")
         target = action.get("target")
         if kind == 3:

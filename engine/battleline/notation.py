@@ -46,9 +46,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.battleline import formations
-from engine.battleline.cards import CARDS, ENVIRONMENT, INDEX, LEADERS, NUM_TROOPS, WILD_VALUES
-from engine.battleline.game import (
+from engine.battleline.cards import (
+    CARDS,
     DECKS,
+    ENVIRONMENT,
+    INDEX,
+    LEADERS,
+    NUM_TROOPS,
+    WILD_VALUES,
+)
+from engine.battleline.game import (
     NUM_FLAGS,
     OPTION_VALUES,
     BattleLine,
@@ -165,8 +172,8 @@ def read(game: BattleLine, text: str, options: Mapping[str, Any] | None = None) 
     flag_texts = fields[0].split("/")
     if len(flag_texts) != NUM_FLAGS:
         raise BadNotation(f"there are {NUM_FLAGS} flags separated by '/', got {len(flag_texts)}")
-    flags = []
-    marks = []
+    flags: list[dict[str, Any]] = []
+    marks: list[str] = []
     for n, ftext in enumerate(flag_texts, start=1):
         claimed = None
         if "#" in ftext:
@@ -284,12 +291,12 @@ def read(game: BattleLine, text: str, options: Mapping[str, Any] | None = None) 
     if state["phase"] != "over" and claim_window_open(state):
         state["claimable"] = formations.claimable_flags(state, seat)
     if phase == "over":
-        claimed = [f["claimed"] for f in flags]
+        holders: list[int | None] = [f["claimed"] for f in flags]
         for p in (0, 1):
-            reason = winner_reason(claimed, p)
+            reason = winner_reason(holders, p)
             if reason is not None:
                 state["outcome"] = Outcome.win(p, 2, reason,
-                                               [claimed.count(0), claimed.count(1)]).to_json()
+                                               [holders.count(0), holders.count(1)]).to_json()
                 break
         else:
             raise BadNotation("'over' needs a seat holding five flags or three adjacent ones")

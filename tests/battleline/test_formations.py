@@ -8,6 +8,7 @@ import pytest
 
 from engine.battleline.cards import TACTICS, TROOPS
 from engine.battleline.formations import (
+    Completion,
     Formation,
     best_completion,
     completion_beating,
@@ -79,15 +80,20 @@ def test_four_cards_after_mud_left_count_their_best_three() -> None:
     assert evaluate(["1r", "8b", "9b", "10b"], size=3) == Formation("wedge", 27)
 
 
+def best(cards: list[str], available: list[str]) -> Completion:
+    found = best_completion(cards, available)
+    assert found is not None
+    return found
+
+
 def test_best_completion_walks_from_the_strongest() -> None:
     every = list(TROOPS)
-    assert best_completion(["9r"], every).formation == Formation("wedge", 27)
-    assert best_completion(["9r"], every).cards == ("8r", "10r")
+    assert best(["9r"], every) == Completion(Formation("wedge", 27), ("8r", "10r"))
     without_10r = [c for c in every if c != "10r"]
-    assert best_completion(["9r"], without_10r).formation == Formation("wedge", 24)  # 7-8-9
+    assert best(["9r"], without_10r).formation == Formation("wedge", 24)  # 7-8-9
     # With 8r gone as well no red run holds the 9: three nines are the best left.
     without_8r_10r = [c for c in without_10r if c != "8r"]
-    assert best_completion(["9r"], without_8r_10r).formation == Formation("phalanx", 27)
+    assert best(["9r"], without_8r_10r).formation == Formation("phalanx", 27)
     assert best_completion(["4g", "5g"], []) is None
 
 

@@ -16,7 +16,7 @@ from engine.rng import Rng
 
 from .helpers import position
 
-OPTION_SETS = (
+OPTION_SETS: tuple[dict[str, str], ...] = (
     {},
     {"claim_timing": "after_play"},
     {"mud_excess": "forbid", "stalemate": "draw"},

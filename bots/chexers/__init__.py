@@ -1,0 +1,48 @@
+"""Chexers bots: the search agents of the seed report (``shared/rules/chexers.md`` §9).
+
+=================  ============================================================================
+Agent (registry)   What it does
+=================  ============================================================================
+``random``         uniform over the legal actions (the generic :mod:`bots.random_bot`).
+``greedy``         one ply: highest own utility after the action (§9.3).
+``maxn``           maxⁿ, default depth 3, shallow pruning on (exact) (§9.4).
+``random-maxn``    maxⁿ with a seeded random choice among root actions tied for the best.
+``paranoid``       negamax alpha-beta of the root's utility vs. both opponents, depth 4 (§9.5).
+``offensive``      maxⁿ where the root minimises the leader's utility, depth 3 (§9.6).
+``mp-mix``         MP-Mix(T_d = T_o = 40): paranoid when leading, offensive against a clear
+                   leader, maxⁿ otherwise (§9.7).
+=================  ============================================================================
+
+Utility: the report's Equation 1 ×20, ``U_p = 20·(pieces + exits) − Σ (dist_to_exit + 2)``
+(48 at the start); a win is worth ``20·(P+1)``, a loss 0, a draw 10
+(:mod:`bots.chexers.evaluation`). Options of every search bot (keyword arguments of the
+classes in :mod:`bots.chexers.agents`): ``depth``, ``time_ms`` (per-move budget; iterative
+deepening), ``clock_share`` (share of the remaining clock one move may use), ``variant``
+(``sum`` | ``average`` | ``best4``), ``prune``, ``two_player`` (paranoid duel search once an
+opponent is knocked out); MP-Mix also ``t_d``, ``t_o``, ``paranoid_depth``; offensive
+``target``. Run one against a server::
+
+    arena bot maxn --game chexers --server ws://127.0.0.1:8765/ws --token TOKEN
+"""
+
+from bots.chexers.agents import (
+    AGENTS,
+    ChexersBot,
+    Decision,
+    GreedyBot,
+    MaxnBot,
+    MPMixBot,
+    OffensiveBot,
+    ParanoidBot,
+    RandomMaxnBot,
+    leader_of,
+    mpmix_strategy,
+)
+from bots.chexers.evaluation import Evaluator, sum_utility, total_material
+from bots.chexers.search import RootResult, Search, SearchStats, SearchTimeout
+
+__all__ = [
+    "AGENTS", "ChexersBot", "Decision", "Evaluator", "GreedyBot", "MPMixBot", "MaxnBot",
+    "OffensiveBot", "ParanoidBot", "RandomMaxnBot", "RootResult", "Search", "SearchStats",
+    "SearchTimeout", "leader_of", "mpmix_strategy", "sum_utility", "total_material",
+]

@@ -1,0 +1,407 @@
+"""Search for the seed report's agents (rules §9.4-§9.6) on the fast :class:`Position`.
+
+One :class:`Search` is made per decision from the position to decide in. It plays and takes
+back actions on that position (``apply``/``undo``), so a node costs no allocation beyond its
+action list, and the repetition history it consults is the game's real one plus the search
+path: a node whose key reaches its 4th occurrence is a draw, exactly as the rules say (§5).
+
+Conventions (§9.1): depth counts turns (a PASS is a turn), children come in the canonical
+order, and a child replaces the best so far only if strictly better, so ties go to the first
+action. Utilities are those of :class:`~bots.chexers.evaluation.Evaluator`.
+
+Speed-ups that never change a result:
+
+* **Leaf scan** (the report's lazy evaluation, taken further): the last ply of a search does
+  not play the children. Each child's utility is the parent's plus the change its action
+  makes (a move shifts one piece, a jump may also convert one, an exit banks one), its
+  repetition key is the parent's with a few bits flipped, and the component that decides at
+  that node is computed first; a child's full vector only when it becomes the best. Only for
+  the ``"sum"`` evaluation (the others are not incremental).
+* **Shallow pruning** in maxⁿ (flag, default on): exact, because utilities are ≥ 0 and sum to
+  at most ``MAXSUM`` (see :meth:`Search.maxn`).
+* **Alpha-beta** in paranoid (fail-hard negamax, the report's pseudo-code).
+
+A deadline (``time.perf_counter()`` value) makes a search raise :class:`SearchTimeout`; the
+position is restored before the exception leaves (every ``apply`` is paired with an ``undo``
+in a ``finally``), so iterative deepening can stop and keep its last complete result.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from bots.chexers.evaluation import PIECE_VALUE, Evaluator
+from engine.chexers import DIST_TO_EXIT, EXIT, JUMP, MOVE, Act, Position
+from engine.chexers.position import MAX_TURNS, REPETITIONS, key_of
+
+_BIT: Final = tuple(1 << i for i in range(38))
+_SHIFT: Final = (0, 37, 74)
+#: The to-move part of a repetition key, by ``T mod 3`` (taken from the engine's own key).
+_TO_MOVE: Final = tuple(key_of((0, 0, 0), t) for t in range(3))
+_EXITS_TO_WIN: Final = 4
+_INF: Final = 1 << 60
+_CHECK_EVERY: Final = 64  # nodes between two looks at the clock
+
+
+class SearchTimeout(Exception):
+    """The deadline passed; the position is back as it was."""
+
+
+@dataclass
+class SearchStats:
+    """What one search did: interior ``nodes`` expanded, ``leaves`` scored, shallow
+    ``cutoffs`` (maxⁿ) or beta cut-offs (paranoid)."""
+
+    nodes: int = 0
+    leaves: int = 0
+    cutoffs: int = 0
+
+
+@dataclass(frozen=True)
+class RootResult:
+    """A root decision: the chosen ``action``, its ``value`` (a vector for maxⁿ-like
+    searches, the root's utility for paranoid) and the value of every root child
+    (``children``, in canonical order; exact for those that tie for the best)."""
+
+    action: Act
+    value: tuple[int, ...] | int
+    children: tuple[tuple[Act, tuple[int, ...] | int], ...]
+
+
+class Search:
+    """Searches from ``pos`` (left as it was) for the player to move there (the *root*).
+
+    ``evaluator`` defaults to the ``"sum"`` utility of this game. ``deadline``: a
+    ``time.perf_counter()`` value after which :class:`SearchTimeout` is raised.
+    """
+
+    def __init__(self, pos: Position, evaluator: Evaluator | None = None, *,
+                 deadline: float | None = None, prune: bool = True) -> None:
+        if pos.result is not None:
+            raise ValueError("the game is over: nothing to search")
+        self.pos = pos
+        self.root = pos.turn % 3
+        self.ev = evaluator or Evaluator.for_position(pos)
+        self.maxsum = self.ev.maxsum
+        self.fast = self.ev.variant == "sum"
+        self.prune = prune
+        self.deadline = deadline
+        self.stats = SearchStats()
+        self.target = -1  # offensive: the colour the root minimises; -1 = plain maxⁿ
+
+    # ---- shared helpers ----------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        stats = self.stats
+        stats.nodes += 1
+        if (self.deadline is not None and stats.nodes % _CHECK_EVERY == 0
+                and time.perf_counter() > self.deadline):
+            raise SearchTimeout
+
+    def _child_outcome(self, act: Act, p: int, base_key: int, next_to_move: int,
+                       turn1: int) -> int:
+        """Without playing ``act``: ``-2`` if the child goes on, ``-1`` if it is a draw, else
+        the winner (``p``). Same order as the rules: repetition, turn limit, win."""
+        kind = act.kind
+        sp = _SHIFT[p]
+        if kind == MOVE:
+            key = base_key ^ ((_BIT[act.frm] | _BIT[act.to]) << sp)
+        elif kind == JUMP:
+            key = base_key ^ ((_BIT[act.frm] | _BIT[act.to]) << sp)
+            owner = self.pos.cells[act.mid]
+            if owner != p:
+                key ^= (_BIT[act.mid] << sp) ^ (_BIT[act.mid] << _SHIFT[owner])
+        elif kind == EXIT:
+            key = base_key ^ (_BIT[act.frm] << sp)
+        else:
+            key = base_key
+        if self.pos.history.get(key | next_to_move, 0) + 1 >= REPETITIONS:
+            return -1
+        if turn1 >= MAX_TURNS:
+            return -1
+        if kind == EXIT and self.pos.exits[p] + 1 >= _EXITS_TO_WIN:
+            return p
+        return -2
+
+    def _child_vector(self, act: Act, p: int, u: Sequence[int], outcome: int) -> list[int]:
+        """The vector of the child reached by ``act`` from a node with vector ``u``, whose
+        outcome :meth:`_child_outcome` gave (leaf scan, ``"sum"`` only)."""
+        if outcome == -1:
+            d = self.ev.draw
+            return [d, d, d]
+        if outcome >= 0:
+            out = [0, 0, 0]
+            out[outcome] = self.ev.win
+            return out
+        v = [u[0], u[1], u[2]]
+        v[p] += _own_delta(act, p, self.pos.cells)
+        if act.kind == JUMP:
+            owner = self.pos.cells[act.mid]
+            if owner != p:
+                v[owner] -= PIECE_VALUE[owner][act.mid]
+        return v
+
+    def _base(self) -> tuple[int, int, int]:
+        """The board part of the current key, the to-move part after one more turn, and
+        ``T + 1``."""
+        bb = self.pos.bb
+        turn1 = self.pos.turn + 1
+        return bb[0] | bb[1] << 37 | bb[2] << 74, _TO_MOVE[turn1 % 3], turn1
+
+    def child_vectors(self) -> list[tuple[Act, list[int]]]:
+        """Every child's vector as the leaf scan computes it, without playing the children
+        (``"sum"`` evaluation only). For tests and diagnostics: it must equal playing each
+        action and evaluating the result."""
+        if not self.fast:
+            raise ValueError("the leaf scan needs the 'sum' evaluation")
+        pos = self.pos
+        p = pos.turn % 3
+        base_key, next_to_move, turn1 = self._base()
+        u = [self.ev.static(pos, 0), self.ev.static(pos, 1), self.ev.static(pos, 2)]
+        return [(act, self._child_vector(act, p, u, self._child_outcome(
+            act, p, base_key, next_to_move, turn1))) for act in pos.legal_actions()]
+
+    # ---- maxⁿ and offensive --------------------------------------------------------------------
+
+    def maxn(self, depth: int) -> RootResult:
+        """Maxⁿ to ``depth`` turns (``depth`` ≥ 1). With ``prune`` (shallow pruning): a node
+        stops as soon as its player is sure of ``best[p] ≥ MAXSUM − parent_best``, since the
+        parent's player (another colour) could then get at most ``parent_best`` here and it
+        only switches on a strict improvement; so the chosen action never changes.
+        Each root child is searched with a bound one looser than the root's best, so a child
+        that *ties* the best is always searched fully (RandomMaxn needs every tie exact)."""
+        return self._maxn_root(depth, -1)
+
+    def offensive(self, depth: int, target: int) -> RootResult:
+        """Maxⁿ where the root player picks the child with the smallest ``v[target]`` (the
+        others still maximise their own component); no pruning (§9.6)."""
+        if target == self.root:
+            raise ValueError("offensive search targets an opponent")
+        return self._maxn_root(depth, target)
+
+    def _maxn_root(self, depth: int, target: int) -> RootResult:
+        if depth < 1:
+            raise ValueError("depth must be at least 1")
+        self.target = target
+        prune = self.prune and target < 0
+        pos = self.pos
+        root = self.root
+        children: list[tuple[Act, tuple[int, ...] | int]] = []
+        best: list[int] | None = None
+        best_act: Act | None = None
+        best_score = -_INF
+        for act in pos.legal_actions():
+            bound = self.maxsum - best_score + 1 if prune and best is not None else _INF
+            pos.apply(act)
+            try:
+                v = self._maxn(depth - 1, bound)
+            finally:
+                pos.undo()
+            children.append((act, tuple(v)))
+            score = -v[target] if target >= 0 else v[root]
+            if score > best_score:
+                best, best_act, best_score = v, act, score
+        assert best is not None and best_act is not None
+        return RootResult(best_act, tuple(best), tuple(children))
+
+    def _maxn(self, depth: int, bound: int) -> list[int]:
+        """The vector of the current node; stop early once the mover's best ≥ ``bound``."""
+        pos = self.pos
+        ev = self.ev
+        if pos.result is not None:
+            self.stats.leaves += 1
+            return ev.terminal(pos)
+        if depth <= 0:
+            self.stats.leaves += 1
+            return ev.vector(pos)
+        self._tick()
+        p = pos.turn % 3
+        offensive = p == self.root and self.target >= 0
+        if depth == 1 and self.fast:
+            return self._maxn_scan(p, bound, offensive)
+        prune = self.prune and not offensive and self.target < 0
+        best: list[int] | None = None
+        best_score = -_INF
+        maxsum = self.maxsum
+        key = self.target if offensive else p
+        sign = -1 if offensive else 1
+        for act in pos.legal_actions():
+            pos.apply(act)
+            try:
+                v = self._maxn(depth - 1, maxsum - best_score if prune and best is not None
+                               else _INF)
+            finally:
+                pos.undo()
+            score = sign * v[key]
+            if score > best_score:
+                best, best_score = v, score
+                if prune and best_score >= bound:
+                    self.stats.cutoffs += 1
+                    break
+        assert best is not None
+        return best
+
+    def _maxn_scan(self, p: int, bound: int, offensive: bool) -> list[int]:
+        """Last ply of maxⁿ/offensive without playing the children (see the module doc)."""
+        pos = self.pos
+        cells = pos.cells
+        base_key, next_to_move, turn1 = self._base()
+        u = [self.ev.static(pos, 0), self.ev.static(pos, 1), self.ev.static(pos, 2)]
+        acts = pos.legal_actions()
+        self.stats.leaves += len(acts)
+        prune = self.prune and self.target < 0
+        win = self.ev.win
+        best_act: Act | None = None
+        best_outcome = -2
+        if offensive:
+            # Root minimises v[target]; the root's own moves never change v[target] except by
+            # converting a target piece, or by ending the game.
+            t = self.target
+            best_score = -_INF
+            for act in acts:
+                outcome = self._child_outcome(act, p, base_key, next_to_move, turn1)
+                if outcome == -2:
+                    vt = u[t]
+                    if act.kind == JUMP and cells[act.mid] == t:
+                        vt -= PIECE_VALUE[t][act.mid]
+                elif outcome == -1:
+                    vt = self.ev.draw
+                else:
+                    vt = win if outcome == t else 0
+                if -vt > best_score:
+                    best_score, best_act, best_outcome = -vt, act, outcome
+        else:
+            best_score = -_INF
+            up = u[p]
+            for act in acts:
+                outcome = self._child_outcome(act, p, base_key, next_to_move, turn1)
+                if outcome == -2:
+                    score = up + _own_delta(act, p, cells)
+                elif outcome == -1:
+                    score = self.ev.draw
+                else:
+                    score = win
+                if score > best_score:
+                    best_score, best_act, best_outcome = score, act, outcome
+                    if prune and score >= bound:
+                        self.stats.cutoffs += 1
+                        break
+        assert best_act is not None
+        return self._child_vector(best_act, p, u, best_outcome)
+
+    # ---- paranoid ------------------------------------------------------------------------------
+
+    def paranoid(self, depth: int) -> RootResult:
+        """Paranoid search to ``depth`` turns as the report's negamax alpha-beta (§9.5): the
+        two opponents are one side minimising ``U_root``. ``value`` is the root's utility;
+        the action is the first child that strictly raised alpha. Children of the root are
+        searched with the full window from alpha, so ``children`` holds exact values only for
+        the best child (the others are upper bounds)."""
+        if depth < 1:
+            raise ValueError("depth must be at least 1")
+        pos = self.pos
+        alpha = -_INF
+        best_act: Act | None = None
+        children: list[tuple[Act, tuple[int, ...] | int]] = []
+        for act in pos.legal_actions():
+            pos.apply(act)
+            try:
+                # The child's mover is an opponent: negate, window (-inf, -alpha).
+                value = -self._ab(depth - 1, pos.turn % 3, -_INF, -alpha)
+            finally:
+                pos.undo()
+            children.append((act, value))
+            if value > alpha:
+                alpha, best_act = value, act
+        assert best_act is not None
+        return RootResult(best_act, alpha, tuple(children))
+
+    def _root_utility(self) -> int:
+        pos = self.pos
+        if pos.result is not None:
+            return self.ev.terminal(pos)[self.root]
+        return self.ev.static(pos, self.root)
+
+    def _ab(self, depth: int, cur: int, alpha: int, beta: int) -> int:
+        """The report's ALPHABETA: the value from ``cur``'s side (the root's utility, negated
+        for the opponents), fail-hard."""
+        pos = self.pos
+        root = self.root
+        if pos.result is not None or depth <= 0:
+            self.stats.leaves += 1
+            u = self._root_utility()
+            return u if cur == root else -u
+        self._tick()
+        if depth == 1 and self.fast:
+            return self._ab_scan(cur, alpha, beta)
+        for act in pos.legal_actions():
+            pos.apply(act)
+            try:
+                nxt = pos.turn % 3
+                if cur == root or nxt == root:
+                    value = -self._ab(depth - 1, nxt, -beta, -alpha)
+                else:
+                    value = self._ab(depth - 1, nxt, alpha, beta)
+            finally:
+                pos.undo()
+            if value > alpha:
+                alpha = value
+            if alpha >= beta:
+                self.stats.cutoffs += 1
+                return beta
+        return alpha
+
+    def _ab_scan(self, cur: int, alpha: int, beta: int) -> int:
+        """Last ply of :meth:`_ab` without playing the children: each child is worth
+        ``±U_root(child)`` to ``cur`` (``+`` for the root's side)."""
+        pos = self.pos
+        cells = pos.cells
+        root = self.root
+        p = pos.turn % 3
+        base_key, next_to_move, turn1 = self._base()
+        u_root = self.ev.static(pos, root)
+        sign = 1 if cur == root else -1
+        win = self.ev.win
+        acts = pos.legal_actions()
+        for act in acts:
+            self.stats.leaves += 1
+            outcome = self._child_outcome(act, p, base_key, next_to_move, turn1)
+            if outcome == -2:
+                if p == root:
+                    u = u_root + _own_delta(act, p, cells)
+                elif act.kind == JUMP and cells[act.mid] == root:
+                    u = u_root - PIECE_VALUE[root][act.mid]
+                else:
+                    u = u_root
+            elif outcome == -1:
+                u = self.ev.draw
+            else:
+                u = win if outcome == root else 0
+            value = sign * u
+            if value > alpha:
+                alpha = value
+            if alpha >= beta:
+                self.stats.cutoffs += 1
+                return beta
+        return alpha
+
+
+def _own_delta(act: Act, p: int, cells: Sequence[int]) -> int:
+    """How much ``act`` changes ``U_p`` of its mover ``p`` (``"sum"`` utility, game goes on):
+    a move or jump shifts a piece (``dist(frm) − dist(to)``), a jump over another colour
+    gains the converted piece, an exit banks 20 for a piece that was worth 18 there."""
+    kind = act.kind
+    dist = DIST_TO_EXIT[p]
+    if kind == MOVE:
+        return dist[act.frm] - dist[act.to]
+    if kind == JUMP:
+        delta = dist[act.frm] - dist[act.to]
+        if cells[act.mid] != p:
+            delta += PIECE_VALUE[p][act.mid]
+        return delta
+    if kind == EXIT:
+        return 20 - PIECE_VALUE[p][act.frm]
+    return 0

@@ -1,6 +1,9 @@
 """Chexers — three-player Chexers (COMP30024, University of Melbourne, 2019).
 
-Rules: ``shared/rules/chexers.md`` (v1). Results are identical to the official referee 1.1.
+Rules: ``shared/rules/chexers.md`` (v1), which fixes every result to be the official referee's
+(version 1.1). Checked here against the referee's figures in that file (perft, cases C1-C15)
+and against an independent plain model of the rules; a run against the referee itself (C16)
+is not part of this repository.
 
 =================  ============================================================================
 Seats              3: seat 0 ``red``, 1 ``green``, 2 ``blue``; they move in that order, always

@@ -42,7 +42,7 @@ _STEP_INDEX = {step: k for k, step in enumerate(STEPS)}
 
 
 class Chexers(Game):
-    """Three-player Chexers, results identical to the COMP30024 2019 referee."""
+    """Three-player Chexers by the COMP30024 2019 referee's rules (shared/rules/chexers.md)."""
 
     info = GameInfo(
         name="chexers",

@@ -44,17 +44,18 @@ def readable(row: MatchRow) -> list[str]:
     if row.clock:
         lines.append(f"clock: {row.clock['initial_ms']} ms + {row.clock['increment_ms']} ms")
     step = 0
-    state = None
+    final = None
     for state, entry in replay(game, row.record()):
         if entry is None:
+            final = state
             break
         for seat, action in sorted(actions_of(entry).items()):
             who = "chance" if seat == CHANCE else game.info.seat_names[seat]
             if seat != CHANCE:
                 step += 1
             lines.append(f"{step:5d}  {who:>8}  {game.action_text(action)}")
-    if state is not None:
-        lines.append(f"final position: {game.to_notation(state)}")
+    if final is not None:
+        lines.append(f"final position: {game.to_notation(final)}")
     if row.outcome is not None:
         outcome = Outcome.from_json(row.outcome)
         ranked = ", ".join(f"{game.info.seat_names[s]} {r + 1}"

@@ -7,6 +7,7 @@ import itertools
 import json
 from typing import Any
 
+from engine.rng import Rng
 from server.render import Clock, SeatInfo
 from server.runner import MatchRunner, Outgoing
 from tests.server.minigames import DUEL, FAULTY, RACE
@@ -223,3 +224,24 @@ def test_engine_fault_voids_the_match_and_tells_every_seat() -> None:
     assert runner.status == "void"
     assert [m["code"] for r, m in out if m["type"] == "error"] == ["internal", "internal"]
     assert of(out, None, "match_end")[0]["outcome"]["reason"] == "void"
+
+
+def test_goofspiel_bids_stay_hidden_from_everyone_until_both_are_in() -> None:
+    from tests.games.goofspiel import Goofspiel
+
+    rng = Rng(3)
+    runner = MatchRunner("g1", Goofspiel(), SEATS2, {"cards": 5}, seed=9, request_ids=ids())
+    runner.start(0.0)
+    rounds = 0
+    while not runner.is_over:
+        first, second = (0, 1) if rounds % 2 == 0 else (1, 0)
+        bid = rng.choice(runner.legal_actions(first))
+        out = runner.receive_action(first, runner.pending_request_id(first), bid, 1.0)
+        # One public "committed" event per viewer, and nothing else: no view, no request.
+        assert [m["events"] for _, m in out] == [[{"type": "committed", "seat": first}]] * 3
+        assert runner.legal_actions(first) == []
+        reply = rng.choice(runner.legal_actions(second))
+        out = runner.receive_action(second, runner.pending_request_id(second), reply, 1.0)
+        assert any(m["type"] in ("events", "match_end") for _, m in out)
+        rounds += 1
+    assert rounds == 5 and runner.outcome is not None

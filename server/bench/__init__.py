@@ -1,0 +1,15 @@
+"""Benchmarks behind ``arena bench <name>``: programs that print figures (medians over repeated
+runs), never timed assertions in tests.
+
+One module per benchmark, listed in :data:`server.commands.bench.BENCHMARKS`. A module defines
+
+* ``HELP`` — one line for ``arena bench --help``;
+* ``add_arguments(parser)`` — its own options (call :func:`server.bench.measure.add_common`
+  for the shared ``--repeat/--seconds/--json`` options);
+* ``run(args) -> int`` — measure, print a table (or JSON with ``--json``) to stdout and
+  progress to stderr; return the exit status.
+
+:mod:`server.bench.measure` holds the shared timing loop, statistics and output. Modules here
+are part of ``server/`` and may import ``engine/`` and ``protocol/`` only (the layering test);
+a benchmark that needs ``bots/`` lives under ``server/commands/`` (the composition root).
+"""

@@ -1,0 +1,42 @@
+"""``arena bench <benchmark>``: benchmarks are programs that print figures.
+
+Each benchmark is one module with ``HELP``, ``add_arguments(parser)`` and ``run(args)`` (see
+:mod:`server.bench`), listed in :data:`BENCHMARKS`; adding one is one line here. A module that
+fails to import is reported as unavailable when chosen and does not take the others down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> module; benchmarks that need bots/ live under server/commands/ (the composition root).
+BENCHMARKS: dict[str, str] = {
+    "engine": "server.bench.engine",
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="benchmark", metavar="BENCHMARK")
+    sub.required = True
+    for name, module_name in BENCHMARKS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            q = sub.add_parser(name, help="(unavailable)")
+            q.set_defaults(_bench_module=module_name, _bench_error=exc)
+            continue
+        q = sub.add_parser(name, help=module.HELP, description=module.__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        q.set_defaults(_bench_module=module_name, _bench_error=None)
+        module.add_arguments(q)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args._bench_error is not None:
+        print(f"arena bench {args.benchmark}: unavailable ({args._bench_error})",
+              file=sys.stderr)
+        return 2
+    module = importlib.import_module(args._bench_module)
+    return int(module.run(args) or 0)

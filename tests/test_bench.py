@@ -1,0 +1,99 @@
+"""The benchmark machinery (server/bench, `arena bench`): structure and arithmetic only. Speed
+itself is never asserted in tests; the figures are what `arena bench engine` prints."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+
+import pytest
+from games.goofspiel import GAME as GOOFSPIEL
+
+from engine import registry
+from server import cli
+from server.bench import engine as engine_bench
+from server.bench.measure import Result, Workload, measure, print_table, run_for
+from server.commands import bench
+
+
+@pytest.fixture
+def goofspiel_registered() -> Iterator[None]:
+    registry.register(GOOFSPIEL, replace=True)
+    yield
+    registry.unregister(GOOFSPIEL.info.name)
+
+
+def test_measure_reports_median_min_max_of_the_runs() -> None:
+    runs = iter([1.0, 3.0, 2.0])
+    result = Result("x", "ops/s", tuple(runs))
+    assert (result.median, result.minimum, result.maximum) == (2.0, 1.0, 3.0)
+    assert result.to_json()["runs"] == [1.0, 3.0, 2.0]
+
+    made = []
+
+    def make() -> object:
+        made.append(1)
+        return lambda: 5
+    measured = measure(Workload("w", "units/s", make), repeat=3, seconds=0.001)  # type: ignore[arg-type]
+    assert len(measured.rates) == 3 and len(made) == 3  # a fresh operation per run
+    assert all(rate > 0 for rate in measured.rates)
+    with pytest.raises(ValueError):
+        measure(Workload("w", "u", make), repeat=0, seconds=1)  # type: ignore[arg-type]
+
+
+def test_run_for_calls_the_operation_at_least_once() -> None:
+    units, elapsed = run_for(lambda: 7, seconds=0.0)
+    assert units == 7 and elapsed >= 0
+
+
+def test_table_has_a_header_and_one_row_per_result() -> None:
+    out = io.StringIO()
+    print_table([Result("game: playouts", "games/s", (10.0, 20.0, 30.0))], out)
+    lines = out.getvalue().splitlines()
+    assert lines[0].split() == ["benchmark", "median", "min", "max", "unit", "per", "unit"]
+    assert lines[2].split()[:6] == ["game:", "playouts", "20.0", "10.0", "30.0", "games/s"]
+    assert lines[2].endswith("50.0 ms")
+
+
+def test_fast_playout_plays_the_same_game_as_the_driver(goofspiel_registered: None) -> None:
+    from engine.conformance import playout
+    for seed in range(5):
+        assert engine_bench.fast_playout(GOOFSPIEL, seed, {"cards": 5}) == \
+            len(playout(GOOFSPIEL, seed).steps)
+
+
+def test_arena_bench_engine_json(goofspiel_registered: None,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    status = cli.main(["bench", "engine", "--game", "goofspiel", "--repeat", "2",
+                       "--seconds", "0.02", "--warmup", "0", "--json"])
+    assert status == 0
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert report["benchmark"] == "engine" and report["settings"]["repeat"] == 2
+    names = [r["name"] for r in report["results"]]
+    assert names == ["goofspiel: random playouts, apply_unchecked",
+                     "goofspiel: random playouts, checked Match"]
+    for r in report["results"]:
+        assert r["unit"] == "games/s" and len(r["runs"]) == 2
+        assert r["min"] <= r["median"] <= r["max"]
+    assert "[1/2]" in err and "run 2/2" in err  # progress goes to stderr
+
+
+def test_unknown_game_and_every_benchmark_module_has_the_interface(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["bench", "engine", "--game", "nope", "--repeat", "1"]) == 2
+    assert "unknown game" in capsys.readouterr().err
+    import importlib
+    for module_name in bench.BENCHMARKS.values():
+        module = importlib.import_module(module_name)
+        assert callable(module.add_arguments) and callable(module.run) and module.HELP
+
+
+def test_claim_situations_have_a_complete_side() -> None:
+    game = registry.get("battleline")
+    situations = engine_bench.claim_situations(game, seeds=2, limit=50)
+    assert 0 < len(situations) <= 50
+    for state, seat, flag in situations:
+        side = state["flags"][flag - 1]["sides"][seat]
+        assert state["flags"][flag - 1]["claimed"] is None and len(side) >= 3

@@ -17,6 +17,13 @@ BotFactory = Callable[..., Any]
 
 _BUILTIN: dict[str, str] = {
     "random": "bots.random_bot:RandomBot",
+    # Chexers search agents of the seed report (bots/chexers; Chexers only).
+    "greedy": "bots.chexers.agents:GreedyBot",
+    "maxn": "bots.chexers.agents:MaxnBot",
+    "random-maxn": "bots.chexers.agents:RandomMaxnBot",
+    "paranoid": "bots.chexers.agents:ParanoidBot",
+    "offensive": "bots.chexers.agents:OffensiveBot",
+    "mp-mix": "bots.chexers.agents:MPMixBot",
 }
 _FACTORIES: dict[str, BotFactory] = {}
 

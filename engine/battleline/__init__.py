@@ -49,9 +49,10 @@ Actions (JSON; flags are ints 1–9; ``parse_action`` rejects any other field):
 * ``{"type":"return","card":"7r"}`` — after a Scout's draws, twice (fewer with a smaller
   hand); the card goes face down on top of its own deck.
 * ``{"type":"end_claims"}`` — ``claim_timing="after_play"`` only, when claims are open and no
-  deck choice follows.
+  deck choice follows (after a pass, or with a deck empty).
 
-A turn: claim window (``"start"``) → play or pass → claim window (``"after_play"``) → draw.
+A turn: claim window (``"start"``) → play or pass → claim window (``"after_play"``, after a
+pass too) → draw (not after a pass).
 Claims are offered together with the next decision of the turn, which closes the window.
 Legal actions are sorted by ``action_key``: type (claim, play, pass, draw, return,
 end_claims), then flag (``flag`` or ``from_flag``; Scout has none), card, target, ``to_flag``.

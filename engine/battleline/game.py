@@ -421,7 +421,7 @@ class BattleLine(Game):
             _pass(s, seat, events)
         else:  # end_claims
             s["claimable"] = []
-            _draw_step(s, events)
+            _close_claims(s, events)
         return Transition(s, events)
 
     # ---- what seats see ----------------------------------------------------------------------
@@ -635,7 +635,7 @@ def _claim(s: State, seat: int, flag: int, events: list[Event]) -> None:
     if reason is not None:
         _finish(s, Outcome.win(seat, 2, reason, flag_scores(s)), events)
     elif s["phase"] == "claim" and not s["claimable"]:
-        _draw_step(s, events)
+        _close_claims(s, events)
 
 
 def _finish(s: State, outcome: Outcome, events: list[Event]) -> None:
@@ -652,6 +652,27 @@ def _pass(s: State, seat: int, events: list[Event]) -> None:
     s["claimable"] = []
     s["passes"] = s["passes"] + 1
     events.append(Event("pass", {"seat": seat}))
+    if s["options"]["claim_timing"] == "after_play":
+        # The claim window follows the play step, a pass included (a seat whose sides are
+        # all full must still be able to claim).
+        claimable = formations.claimable_flags(s, seat)
+        if claimable:
+            s["claimable"] = claimable
+            s["phase"] = "claim"
+            return
+    _after_pass(s, events)
+
+
+def _close_claims(s: State, events: list[Event]) -> None:
+    """The after-play claim phase ends: the turn goes on with its draw, or ends after a pass
+    (``passes`` is reset by every play, so a non-zero count means this turn passed)."""
+    if s["passes"]:
+        _after_pass(s, events)
+    else:
+        _draw_step(s, events)
+
+
+def _after_pass(s: State, events: list[Event]) -> None:
     if s["passes"] < 2:
         _end_turn(s)
         return

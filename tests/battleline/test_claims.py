@@ -167,3 +167,16 @@ def test_after_play_with_no_deck_choice_offers_end_claims() -> None:
     assert ended["phase"] == "chance" and ended["pending"] == "troop"
     claimed, _ = act(s, claim(1))   # the last claim closes the window by itself
     assert claimed["phase"] == "chance" and claimed["flags"][0]["claimed"] == 0
+
+
+def test_after_play_a_seat_that_passes_may_still_claim() -> None:
+    # Seat 0's sides are full everywhere, so it must pass; flag 1 is provable.
+    full = {n: f"{n}o,{n}y,{n}g|-" for n in range(2, 10)}
+    s = position({1: "8r,9r,10r|-", **full}, hands="1r/2b",
+                 options={"claim_timing": "after_play"})
+    assert GAME.legal_actions(s, 0) == [{"type": "pass"}]
+    s, _ = act(s, {"type": "pass"})
+    assert s["phase"] == "claim" and GAME.legal_actions(s, 0) == [claim(1), {"type": "end_claims"}]
+    s, _ = act(s, claim(1))
+    assert s["flags"][0]["claimed"] == 0
+    assert s["seat"] == 1 and s["phase"] == "play" and s["hands"][0] == ["1r"]  # no draw

@@ -230,3 +230,11 @@ def test_traitor_takes_an_opponent_troop_into_a_free_slot() -> None:
     s3, _ = act(s, {**take, "from_flag": 2, "target": "3b", "to_flag": 5})
     assert flag_text(s3, 5) == "3b|-" and flag_text(s3, 2) == "-|-"
     assert rule_of(s, {**take, "target": "Cavalry"}) == "not_a_troop"
+
+
+def test_darius_is_the_other_leader() -> None:
+    s = position({2: "5g|3p,4p"}, hands="1o/Darius,2o", turn="1:play")
+    s, _ = act(s, play("Darius", 2))
+    assert s["leaders"] == [False, True] and s["tactics_played"] == [0, 1]
+    assert evaluate(s["flags"][1]["sides"][1]) == Formation("wedge", 12)   # 3-4-5 purple
+    assert s["flags"][1]["order"] == [1]

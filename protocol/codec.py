@@ -142,20 +142,23 @@ def _reject_ext(code: int, data: bytes) -> Any:
     raise ValueError(f"msgpack extension type {code} is not allowed")
 
 
-def decode_msgpack(data: bytes) -> Message:
+def decode_msgpack(data: bytes, *, strict: bool = True) -> Message:
     """Parse one msgpack binary frame into a message object (``malformed`` on any failure).
 
-    Only JSON-equivalent values are accepted: map keys must be strings, and bin and
-    extension types are refused, so a msgpack message always has a JSON twin.
+    Only JSON-equivalent values are accepted, so a msgpack message always has a JSON twin:
+    map keys must be strings, extension types are refused, and so is binary data (the C
+    unpacker refuses any non-empty bin). ``strict=False`` skips the Python walk that also
+    catches an *empty* bin; clients use it for the server's large, trusted messages.
     """
     try:
         value = msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True,
-                                ext_hook=_reject_ext)
+                                ext_hook=_reject_ext, max_bin_len=0)
     except Exception as exc:  # msgpack raises several unrelated types; all mean malformed
         raise ProtocolError(ErrorCode.MALFORMED, f"not valid msgpack: {exc}") from None
-    problem = _non_json_part(value)
-    if problem:
-        raise ProtocolError(ErrorCode.MALFORMED, f"not a JSON-equivalent value: {problem}")
+    if strict:
+        problem = _non_json_part(value)
+        if problem:
+            raise ProtocolError(ErrorCode.MALFORMED, f"not a JSON-equivalent value: {problem}")
     return _require_object(value)
 
 

@@ -122,3 +122,16 @@ async def test_arena_bot_seek_mode_pairs_two_runners(arena: ArenaServer) -> None
     # both sides saw the same matches end the same way
     assert sorted(m for m, _, _ in results[0].results) == \
         sorted(m for m, _, _ in results[1].results)
+
+
+async def test_one_house_bot_can_hold_two_seats_of_a_match(arena: ArenaServer) -> None:
+    runner = BotRunner(RandomBot(seed=4), arena.ws_url, games=["chexers"],
+                       token=await token_for(arena, "solo"), matches=1, reconnect=FAST)
+    task = await start_runner(runner)
+    async with await connect(arena.ws_url, name="zoe", reconnect=FAST) as conn:
+        start = await conn.play_bot("chexers", bot="solo", seat=0)
+        assert [s["name"] for s in start["seats"]] == [start["seats"][0]["name"], "solo", "solo"]
+        await play_out(conn, RandomBot(seed=5), start["match_id"])
+    stats = await asyncio.wait_for(task, 60)
+    assert stats.matches_finished == 1 and stats.errors == 0
+    assert stats.actions > 0

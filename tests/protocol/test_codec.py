@@ -196,3 +196,10 @@ def test_server_messages_validate_too() -> None:
 def test_json_text_and_python_json_agree() -> None:
     # The wire JSON is ordinary JSON: any standard parser reads it the same way.
     assert json.loads(encode_json(ACTION)) == ACTION
+
+
+def test_empty_binary_is_caught_by_the_strict_walk_only() -> None:
+    frame = msgpack.packb({"type": "ping", "blob": b""}, use_bin_type=True)
+    with pytest.raises(ProtocolError):
+        decode_msgpack(frame)
+    assert decode_msgpack(frame, strict=False) == {"type": "ping", "blob": b""}

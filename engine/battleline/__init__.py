@@ -89,7 +89,7 @@ sides completed by one action (e.g. Mud moved away) are ordered with the acting 
 a side that loses a card and is still complete (a 4-card side) completes again at once.
 
 Building blocks for bots: :mod:`engine.battleline.formations` (``evaluate``,
-``best_completion``, ``completion_beating``, ``prove_claim``, ``can_claim``,
+``best_completion``, ``completion_beating``, ``top_completions``, ``prove_claim``, ``can_claim``,
 ``claimable_flags``, ``unseen_troops``).
 """
 

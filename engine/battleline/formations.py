@@ -29,16 +29,18 @@ good enough. Public entry points:
   available troop cards, with the cards to add (``Completion``);
 * :func:`completion_beating` — the strongest completion stronger than a given strength
   (``None`` when there is none): the core of a claim proof;
+* :func:`top_completions` — the k strongest completions with distinct card sets (Deep
+  Barca's "top four formations" of a side);
 * :func:`unseen_troops` — the troop cards a proof may give the opponent;
 * :func:`prove_claim` / :func:`can_claim` / :func:`claimable_flags` — claims on a state.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations
+from itertools import combinations, product
 from typing import Any, Final
 
 from engine.battleline.cards import (
@@ -364,6 +366,126 @@ def best_completion(cards: Sequence[str], available: Iterable[str] | int, size: 
     return completion_beating(cards, available, -1, size, fog)
 
 
+def _assignments(wilds: Sequence[int], run: int, missing: int) -> Iterator[int]:
+    """Every set of value bits the wild cards can take inside ``run`` (distinct values,
+    allowed by their masks) that covers ``missing``."""
+    seen: set[int] = set()
+
+    def place(k: int, used: int) -> Iterator[int]:
+        if k == len(wilds):
+            if missing & ~used == 0 and used not in seen:
+                seen.add(used)
+                yield used
+            return
+        options = run & wilds[k] & ~used
+        while options:
+            low = options & -options
+            options ^= low
+            yield from place(k + 1, used | low)
+
+    yield from place(0, 0)
+
+
+def _combinations(mask: int, k: int) -> Iterator[int]:
+    """Every ``k``-card subset of a troop mask (as masks)."""
+    bits = []
+    while mask:
+        low = mask & -mask
+        bits.append(low)
+        mask ^= low
+    for combo in combinations(bits, k):
+        yield sum(combo)
+
+
+def _candidates(category: int, troops: Sequence[int], wilds: Sequence[int], need: int,
+                avail: int, size: int) -> Iterator[int]:
+    """Added-card masks of every completion that can form ``category`` (a completion may
+    also be stronger: each is evaluated afterwards)."""
+    tvals = 0
+    colours = 0
+    for i in troops:
+        tvals |= 1 << (i % 10)
+        colours |= 1 << (i // 10)
+    distinct = tvals.bit_count() == len(troops)
+    one_colour = colours & (colours - 1) == 0
+    colour_list = [colours.bit_length() - 1] if colours else list(range(6))
+    if category in (WEDGE, SKIRMISH) and distinct and (category == SKIRMISH or one_colour):
+        for s in range(11 - size, 0, -1):
+            run = _RUN[size][s]
+            if tvals & ~run:
+                continue
+            fill = run & ~tvals
+            if category == WEDGE:
+                for c in colour_list:
+                    have = (avail >> (10 * c)) & 0x3FF
+                    for used in _assignments(wilds, fill, fill & ~have):
+                        yield (fill & ~used) << (10 * c)
+                continue
+            any_value = 0
+            for c in range(6):
+                any_value |= avail >> (10 * c)
+            for used in _assignments(wilds, fill, fill & ~any_value & 0x3FF):
+                rest = fill & ~used
+                choices = []
+                while rest:
+                    low = rest & -rest
+                    rest ^= low
+                    choices.append(_combinations(avail & _VALUE_MASK[low.bit_length()], 1))
+                for picked in product(*(list(c) for c in choices)):
+                    yield sum(picked)
+    elif category == PHALANX and tvals & (tvals - 1) == 0:
+        for v in ([tvals.bit_length()] if tvals else range(10, 0, -1)):
+            if all(w >> (v - 1) & 1 for w in wilds):
+                yield from _combinations(avail & _VALUE_MASK[v], need)
+    elif category == BATTALION and one_colour:
+        for c in colour_list:
+            yield from _combinations(avail & (0x3FF << (10 * c)), need)
+    elif category == HOST:
+        yield from _combinations(avail, need)
+
+
+def top_completions(cards: Sequence[str], available: Iterable[str] | int, limit: int = 4,
+                    size: int = 3, fog: bool = False) -> list[Completion]:
+    """The ``limit`` strongest completions of ``cards`` with troop cards from ``available``,
+    each a different set of added cards, strongest first (equal strengths: canonical order of
+    the added cards). The "top formations a side can still make" of Deep Barca's MFA.
+
+    Cost: categories are enumerated from the strongest down and the search stops once
+    ``limit`` completions of the current category or better are known; only a side that can
+    make fewer than ``limit`` skirmishes or better pays for enumerating hosts (all
+    ``need``-card subsets). Under Fog only the top cards by value are combined."""
+    _check_side(cards, size)
+    need = size - len(cards)
+    if need < 0:
+        raise ValueError("more cards than the formation holds")
+    if need == 0:
+        return [Completion(evaluate(cards, size, fog), ())]
+    troops, wilds, _ = _split(cards)
+    avail = _available_mask(available) & ~troop_mask(list(cards))
+    if need > avail.bit_count():
+        return []
+    base = tuple(cards)
+    found: dict[int, int] = {}
+    if fog:
+        # The best sums only use the (need + limit - 1) highest cards.
+        ranked = sorted((INDEX[c] for c in cards_of_mask(avail)),
+                        key=lambda i: (-(i % 10), i))[:need + limit - 1]
+        pool = sum(1 << i for i in ranked)
+        for added in _combinations(pool, need):
+            found[added] = _strength_of(base + tuple(cards_of_mask(added)), size, fog)
+    else:
+        for category in (WEDGE, PHALANX, BATTALION, SKIRMISH, HOST):
+            for added in _candidates(category, troops, wilds, need, avail, size):
+                if added not in found:
+                    found[added] = _strength_of(base + tuple(cards_of_mask(added)), size, fog)
+            floor = category * _STEP
+            if sum(1 for v in found.values() if v >= floor) >= limit:
+                break
+    ordered = sorted(found.items(),
+                     key=lambda kv: (-kv[1], [INDEX[c] for c in cards_of_mask(kv[0])]))
+    return [Completion(Formation.of(v), tuple(cards_of_mask(m))) for m, v in ordered[:limit]]
+
+
 # ---- claims on a state ----------------------------------------------------------------------
 
 
@@ -515,5 +637,5 @@ __all__ = [
     "BATTALION", "CATEGORY_NAMES", "Completion", "Formation", "HOST", "PHALANX", "Proof",
     "SKIRMISH", "TROOPS", "WEDGE", "best_completion", "can_claim", "claimable_flags",
     "completion_beating", "evaluate", "flag_size", "prove_claim", "side_strength", "strength",
-    "unseen_mask", "unseen_troops",
+    "top_completions", "unseen_mask", "unseen_troops",
 ]

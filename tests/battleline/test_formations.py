@@ -14,6 +14,7 @@ from engine.battleline.formations import (
     completion_beating,
     evaluate,
     side_strength,
+    top_completions,
 )
 from engine.rng import Rng
 
@@ -135,3 +136,34 @@ def test_search_agrees_with_brute_force(seed: int) -> None:
         if found is not None:
             assert set(found.cards) <= set(available)
             assert side_strength(cards + list(found.cards), size, fog) == expect
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_top_completions_are_the_strongest_distinct_completions(seed: int) -> None:
+    rng = Rng(100 + seed)
+    for _ in range(15):
+        troops = list(TROOPS)
+        rng.shuffle(troops)
+        size = 4 if rng.below(4) == 0 else 3
+        fog = rng.below(5) == 0
+        wild_pool = list(TACTICS[:4])
+        rng.shuffle(wild_pool)
+        wilds = wild_pool[:rng.below(2)]
+        placed = troops[:rng.below(size - len(wilds))]
+        cards = wilds + placed
+        available = troops[len(placed):len(placed) + 12]
+        need = size - len(cards)
+        every = sorted((side_strength(cards + list(extra), size, fog)
+                        for extra in combinations(available, need)), reverse=True)
+        top = top_completions(cards, available, 4, size, fog)
+        assert [c.formation.strength for c in top] == every[:4], (cards, size, fog)
+        assert len({c.cards for c in top}) == len(top)
+        for c in top:
+            assert side_strength(cards + list(c.cards), size, fog) == c.formation.strength
+
+
+def test_top_completions_of_a_lone_nine() -> None:
+    top = top_completions(["9r"], TROOPS, 4)
+    assert [(c.formation.category, c.formation.total, c.cards) for c in top] == [
+        ("wedge", 27, ("8r", "10r")), ("wedge", 24, ("7r", "8r")),
+        ("phalanx", 27, ("9o", "9y")), ("phalanx", 27, ("9o", "9g"))]

@@ -271,3 +271,34 @@ def test_hidden_information_in_the_battleline_transcript() -> None:
         for event in m["events"]:
             if event["type"] in ("draw", "deal") and event["seat"] != seat_of[who]:
                 assert "card" not in event, f"{who} sees another seat's card: {event}"
+
+
+def test_chexers_transcript_matches_the_engine() -> None:
+    """Chexers has no chance, so its transcript can be replayed through the real engine:
+    every request's view and legal actions and every step's events are what the engine says
+    (the views in the transcript are abridged to a subset of the engine's fields)."""
+    from engine import registry
+    from engine.match import Match
+
+    match = Match(registry.get("chexers"), 3, {}, seed=0)
+    match.advance()
+    last_events: list[Any] = []
+    seat_of = {"red": 0, "green": 1, "blue": 2}
+    checked = 0
+    for who, direction, message in transcript_lines(TRANSCRIPTS[1]):
+        kind = message["type"]
+        if kind == "request":
+            seat = message["seat"]
+            assert seat == seat_of[who]
+            view = match.view(seat)
+            assert message["view"] == {k: view[k] for k in message["view"]}
+            assert message["legal_actions"] == match.legal_actions(seat)
+            checked += 1
+        elif kind == "match_end":
+            break  # the timeout is the server's doing, not the engine's
+        elif kind == "events" and message["events"][0]["type"] == "action":
+            assert message["events"] == [e.render(seat_of[who]) for e in last_events]
+        elif direction == ">>" and kind == "action" and not match.is_over \
+                and seat_of[who] in match.awaiting():
+            last_events = match.submit(seat_of[who], message["action"])
+    assert checked == 8

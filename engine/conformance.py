@@ -400,8 +400,8 @@ def check_private_events(game: Game, seed: int, budget: Budget = DEFAULT_BUDGET)
                  game.view(step.transition.state, None)}
         for n, event in enumerate(step.transition.events):
             shown[f"event #{n} ({event.type!r}) rendered for the spectator"] = event.render(None)
-        for what, value in shown.items():
-            for leaf, path in _string_leaves_with_paths(value):
+        for what, seen in shown.items():
+            for leaf, path in _string_leaves_with_paths(seen):
                 if leaf in secrets:
                     raise AssertionError(f"{where}: {what} contains {leaf!r} at {path}, a "
                                          f"value kept private ({secrets[leaf]})")
@@ -421,17 +421,16 @@ def check_no_mutation(game: Game, seed: int, budget: Budget = DEFAULT_BUDGET) ->
             ("to_notation", game.to_notation),
         ]
         for seat in range(p.num_seats):
-            calls.append((f"legal_actions(seat {seat})",
-                          lambda s, seat=seat: game.legal_actions(s, seat)))
+            calls.append((f"legal_actions(seat {seat})", _bind(game.legal_actions, seat)))
         for viewer in _viewers(p.num_seats):
-            calls.append((f"view({_who(viewer)})", lambda s, v=viewer: game.view(s, v)))
+            calls.append((f"view({_who(viewer)})", _bind(game.view, viewer)))
             calls.append((f"resample_hidden({_who(viewer)})",
-                          lambda s, v=viewer: game.resample_hidden(s, v, rng)))
+                          _bind(game.resample_hidden, viewer, rng)))
         if step is not None:
             if step.decision.chance:
                 calls.append(("chance_outcomes", game.chance_outcomes))
-            calls.append(("apply", lambda s, j=step.joint: game.apply(s, j)))
-            calls.append(("apply_unchecked", lambda s, j=step.joint: game.apply_unchecked(s, j)))
+            calls.append(("apply", _bind(game.apply, step.joint)))
+            calls.append(("apply_unchecked", _bind(game.apply_unchecked, step.joint)))
         for what, call in calls:
             copy = json.loads(before)
             call(copy)
@@ -689,6 +688,11 @@ def _check_legal_list(game: Game, state: State, seat: int, legal: list[Action],
                                       f"{_short(action)} into {_short(canonical)}")
 
 
+def _bind(method: Callable[..., Any], *args: Any) -> Callable[[State], Any]:
+    """``state -> method(state, *args)``."""
+    return lambda state: method(state, *args)
+
+
 def _mutating_call(game: Game, state: State, joint: Mapping[int, Action]) -> str:
     """Which of the calls a playout step makes mutates ``state`` (each tried on a copy)."""
     text = canonical_json(state)
@@ -697,9 +701,9 @@ def _mutating_call(game: Game, state: State, joint: Mapping[int, Action]) -> str
         calls.append(("chance_outcomes", game.chance_outcomes))
     for seat in joint:
         if seat != CHANCE:
-            calls.append(("legal_actions", lambda s, seat=seat: game.legal_actions(s, seat)))
-            calls.append(("view", lambda s, seat=seat: game.view(s, seat)))
-    calls.append(("apply", lambda s: game.apply(s, joint)))
+            calls.append(("legal_actions", _bind(game.legal_actions, seat)))
+            calls.append(("view", _bind(game.view, seat)))
+    calls.append(("apply", _bind(game.apply, joint)))
     for what, call in calls:
         copy = json.loads(text)
         call(copy)

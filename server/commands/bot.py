@@ -20,9 +20,10 @@ import sys
 from typing import Any
 
 import structlog
+from websockets.exceptions import InvalidHandshake
 
 from clients import bots
-from clients.connection import DEFAULT_RECONNECT, NO_RECONNECT
+from clients.connection import DEFAULT_RECONNECT, NO_RECONNECT, ArenaError
 from clients.runner import BotRunner
 
 
@@ -105,7 +106,14 @@ def run(args: argparse.Namespace) -> int:
         matches=args.matches, options=_json_arg(args.options, "options"),
         clock=_json_arg(args.clock, "clock"), seats=args.seats, seed=args.seed,
         reconnect=NO_RECONNECT if args.no_reconnect else DEFAULT_RECONNECT)
-    stats = asyncio.run(runner.run())
+    try:
+        stats = asyncio.run(runner.run())
+    except ArenaError as exc:
+        print(f"arena bot: the server refused: {exc}", file=sys.stderr)
+        return 1
+    except (OSError, InvalidHandshake, TimeoutError) as exc:
+        print(f"arena bot: cannot connect to {args.server}: {exc}", file=sys.stderr)
+        return 1
     print(json.dumps({"matches": stats.matches_finished, "actions": stats.actions,
                       "errors": stats.errors, "ranks": stats.ranks()}))
     return 0

@@ -191,3 +191,14 @@ def test_arena_bot_command_refuses_unknown_bots_and_missing_games(
     assert "unknown bot" in capsys.readouterr().err
     assert cli.main(["bot", "random"]) == 2
     assert "at least one game" in capsys.readouterr().err
+
+
+def test_arena_bot_command_reports_an_unreachable_server(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    assert cli.main(["bot", "random", "--game", "count", "--no-reconnect",
+                     "--server", f"ws://127.0.0.1:{port}/ws"]) == 1
+    assert "cannot connect" in capsys.readouterr().err

@@ -14,6 +14,8 @@ import sys
 # name -> module; benchmarks that need bots/ live under server/commands/ (the composition root).
 BENCHMARKS: dict[str, str] = {
     "engine": "server.bench.engine",
+    "strength": "server.commands.bench_strength",
+    "bot": "server.commands.bench_bot",
 }
 
 

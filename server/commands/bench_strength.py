@@ -1,0 +1,296 @@
+"""``arena bench strength GAME``: round robins between bots, with 95% confidence intervals.
+
+::
+
+    arena bench strength chexers --agents random,greedy,maxn,paranoid,mp-mix -n 300 --jobs 2
+    arena bench strength chexers --lineups mp-mix+maxn+paranoid,maxn+random+random -n 300
+    arena bench strength chexers --agents maxn,maxn:two_player=true,paranoid:depth=3 -n 60
+
+Line-ups: every set of distinct agents that fills the game's seats, plus each agent against
+``random`` in every other seat (or exactly ``--lineups``, ``+``-separated). Each line-up is
+played in **every seat permutation** on the same seeded random openings (``--opening-plies``
+uniformly random actions first, so deterministic bots meet varied positions and no seat keeps
+an opening advantage): ``-n`` games per line-up, rounded up to a whole number of openings ×
+permutations. An agent is a bot name from the registry (``arena bot``'s names) with options
+as ``NAME:key=value:key=value`` (values read as JSON when they parse, e.g. ``depth=4``,
+``two_player=true``).
+
+Printed: per line-up and agent the share of games it won and the share drawn, each with a
+Wilson 95% interval (an agent in two seats wins a game when either seat does); game length
+and the reasons games ended; then every agent's decision time (p50/p90/p99/max) over all its
+decisions. Progress goes to stderr. Bots run in-process through ``choose(request)``, exactly the
+requests the server sends (views and legal actions from the engine), without clocks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import multiprocessing
+import os
+import statistics
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from clients import bots
+from engine import registry
+from server.bench.tournament import (
+    Progress,
+    derive_seed,
+    format_table,
+    percentile,
+    play_match,
+    seatings,
+    wilson,
+)
+
+HELP = "round robins between bots over all seatings: win/draw shares with 95% CIs"
+
+#: Per game: the default agents and opening plies.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "chexers": {"agents": "random,greedy,maxn,paranoid,mp-mix", "opening_plies": 6},
+}
+FALLBACK_DEFAULTS: dict[str, Any] = {"agents": "random", "opening_plies": 2}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", help="game name (e.g. chexers)")
+    p.add_argument("--agents", default=None,
+                   help="comma-separated agents (default for chexers: "
+                        f"{DEFAULTS['chexers']['agents']})")
+    p.add_argument("--lineups", default=None,
+                   help="comma-separated line-ups of '+'-joined agents (instead of --agents)")
+    p.add_argument("-n", "--games", type=int, default=300,
+                   help="games per line-up, at least (default 300)")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--opening-plies", type=int, default=None,
+                   help="random actions before the bots take over (chexers default 6)")
+    p.add_argument("--seed", type=int, default=1, help="base seed (default 1)")
+    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+# ---- agents and line-ups --------------------------------------------------------------------
+
+
+def parse_agent(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"maxn:depth=4:prune=false"`` → ``("maxn", {"depth": 4, "prune": False})``."""
+    name, *pairs = spec.split(":")
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"agent option {pair!r} of {spec!r} is not key=value")
+        try:
+            options[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key] = raw
+    return name, options
+
+
+def make_bot(spec: str, seed: int) -> Any:
+    name, options = parse_agent(spec)
+    return bots.create(name, seed=seed, **options)
+
+
+def lineups_for(agents: Sequence[str], seats: int) -> list[tuple[str, ...]]:
+    """Each agent against ``random`` in every other seat, then every set of ``seats``
+    distinct agents (in the order given)."""
+    out: list[tuple[str, ...]] = []
+    for agent in agents:
+        if agent != "random":
+            out.append((agent,) + ("random",) * (seats - 1))
+    for combo in itertools.combinations(agents, seats):
+        if combo not in out:
+            out.append(combo)
+    return out
+
+
+@dataclass(frozen=True)
+class Task:
+    game: str
+    lineup: tuple[str, ...]
+    seating: tuple[str, ...]
+    opening: int
+    seed: int
+    opening_plies: int
+
+
+def tasks_for(game: str, lineups: Sequence[tuple[str, ...]], games: int, seed: int,
+              opening_plies: int) -> list[Task]:
+    out = []
+    for lineup in lineups:
+        perms = seatings(lineup)
+        openings = math.ceil(games / len(perms))
+        for k in range(openings):
+            match_seed = derive_seed(seed, "+".join(sorted(lineup)), k)
+            out.extend(Task(game, lineup, s, k, match_seed, opening_plies) for s in perms)
+    return out
+
+
+def run_task(task: Task) -> tuple[Task, dict[str, Any]]:
+    """Play one game (in a worker process or here)."""
+    game = registry.get(task.game)
+    players = [make_bot(spec, derive_seed(task.seed, seat, spec))
+               for seat, spec in enumerate(task.seating)]
+    result = play_match(game, players, seed=task.seed, opening_plies=task.opening_plies)
+    return task, {"ranks": list(result.ranks), "reason": result.reason, "turns": result.turns,
+                  "times": result.times, "cpu_times": result.cpu_times}
+
+
+def _results(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[Task, dict[str, Any]]]:
+    if jobs <= 1:
+        for task in tasks:
+            yield run_task(task)
+        return
+    ctx = multiprocessing.get_context("fork" if "fork" in
+                                      multiprocessing.get_all_start_methods() else "spawn")
+    with ctx.Pool(jobs) as pool:
+        yield from pool.imap_unordered(run_task, tasks, chunksize=1)
+
+
+# ---- aggregation ----------------------------------------------------------------------------
+
+
+@dataclass
+class LineupStats:
+    lineup: tuple[str, ...]
+    games: int = 0
+    draws: int = 0
+    turns: int = 0
+    wins: Counter[str] | None = None
+    seat_wins: Counter[int] | None = None
+    reasons: Counter[str] | None = None
+
+    def __post_init__(self) -> None:
+        self.wins = Counter()
+        self.seat_wins = Counter()
+        self.reasons = Counter()
+
+    def add(self, task: Task, game: dict[str, Any]) -> None:
+        assert self.wins is not None and self.seat_wins is not None and self.reasons is not None
+        ranks = game["ranks"]
+        self.games += 1
+        self.turns += game["turns"]
+        self.reasons[game["reason"]] += 1
+        if all(r == 0 for r in ranks):
+            self.draws += 1
+            return
+        winners = {task.seating[s] for s, r in enumerate(ranks) if r == 0}
+        for agent in winners:
+            self.wins[agent] += 1
+        for s, r in enumerate(ranks):
+            if r == 0:
+                self.seat_wins[s] += 1
+
+    def to_json(self) -> dict[str, Any]:
+        assert self.wins is not None and self.seat_wins is not None and self.reasons is not None
+        agents = {}
+        for agent in dict.fromkeys(self.lineup):
+            lo, hi = wilson(self.wins[agent], self.games)
+            agents[agent] = {"wins": self.wins[agent],
+                             "win_share": self.wins[agent] / max(self.games, 1),
+                             "win_ci95": [lo, hi]}
+        lo, hi = wilson(self.draws, self.games)
+        return {"lineup": list(self.lineup), "games": self.games, "agents": agents,
+                "draws": self.draws, "draw_share": self.draws / max(self.games, 1),
+                "draw_ci95": [lo, hi], "mean_turns": self.turns / max(self.games, 1),
+                "reasons": dict(self.reasons), "wins_by_seat": dict(self.seat_wins)}
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _ci(lo: float, hi: float) -> str:
+    return f"[{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def render(stats: Sequence[LineupStats], times: dict[str, list[float]],
+           cpu_times: dict[str, list[float]]) -> str:
+    rows = [("line-up", "agent", "games", "wins", "95% CI", "draws", "95% CI", "turns",
+             "ended by")]
+    for s in stats:
+        data = s.to_json()
+        first = True
+        for agent, a in data["agents"].items():
+            reasons = ", ".join(f"{k} {v}" for k, v in sorted(data["reasons"].items()))
+            rows.append((
+                "+".join(s.lineup) if first else "", agent, str(s.games) if first else "",
+                _pct(a["win_share"]), _ci(*a["win_ci95"]),
+                _pct(data["draw_share"]) if first else "",
+                _ci(*data["draw_ci95"]) if first else "",
+                f"{data['mean_turns']:.0f}" if first else "", reasons if first else ""))
+            first = False
+    table = format_table(rows, [False, False, True, True, False, True, False, True, False])
+    trows = [("agent", "decisions", "p50 ms", "p90 ms", "p99 ms", "max ms", "mean ms",
+              "cpu p50", "cpu p99")]
+    for agent, values in times.items():
+        cpu = cpu_times[agent]
+        trows.append((agent, str(len(values)), *(f"{1000 * percentile(values, q):.2f}"
+                                                 for q in (0.5, 0.9, 0.99, 1.0)),
+                      f"{1000 * statistics.fmean(values):.2f}" if values else "-",
+                      f"{1000 * percentile(cpu, 0.5):.2f}", f"{1000 * percentile(cpu, 0.99):.2f}"))
+    return table + "\n\ndecision time over these games (wall ms; cpu = deciding thread)\n" + \
+        format_table(trows, [False] + [True] * 8)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        game = registry.get(args.game)
+    except KeyError:
+        print(f"arena bench strength: unknown game {args.game!r}; games: "
+              f"{', '.join(registry.names())}", file=sys.stderr)
+        return 2
+    defaults = DEFAULTS.get(args.game, FALLBACK_DEFAULTS)
+    seats = game.info.min_seats
+    if args.lineups:
+        lineups = [tuple(x.split("+")) for x in args.lineups.split(",") if x]
+    else:
+        agents = [a for a in (args.agents or defaults["agents"]).split(",") if a]
+        lineups = lineups_for(agents, seats)
+    for lineup in lineups:
+        if not game.info.min_seats <= len(lineup) <= game.info.max_seats:
+            print(f"arena bench strength: {'+'.join(lineup)} does not fill {args.game}'s "
+                  f"seats", file=sys.stderr)
+            return 2
+        for spec in lineup:
+            try:
+                make_bot(spec, 0)
+            except (bots.UnknownBot, ValueError, TypeError) as exc:
+                print(f"arena bench strength: bad agent {spec!r}: {exc}", file=sys.stderr)
+                return 2
+    plies = args.opening_plies if args.opening_plies is not None else defaults["opening_plies"]
+    tasks = tasks_for(args.game, lineups, args.games, args.seed, plies)
+    jobs = max(1, min(args.jobs, os.cpu_count() or 1))
+    stats = {lineup: LineupStats(lineup) for lineup in lineups}
+    times: dict[str, list[float]] = defaultdict(list)
+    cpu_times: dict[str, list[float]] = defaultdict(list)
+    progress = Progress(len(tasks), f"strength {args.game}")
+    for task, result in _results(tasks, jobs):
+        stats[task.lineup].add(task, result)
+        for seat, spent in enumerate(result["times"]):
+            times[task.seating[seat]].extend(spent)
+            cpu_times[task.seating[seat]].extend(result["cpu_times"][seat])
+        progress.advance()
+    ordered = [stats[lineup] for lineup in lineups]
+    settings = {"game": args.game, "games_per_lineup": args.games, "jobs": jobs,
+                "opening_plies": plies, "seed": args.seed}
+    if args.json:
+        print(json.dumps({"benchmark": "strength", "settings": settings,
+                          "lineups": [s.to_json() for s in ordered],
+                          "decision_ms": {a: {"n": len(v),
+                                              "p50": 1000 * percentile(v, 0.5),
+                                              "p99": 1000 * percentile(v, 0.99),
+                                              "cpu_p50": 1000 * percentile(cpu_times[a], 0.5),
+                                              "cpu_p99": 1000 * percentile(cpu_times[a], 0.99)}
+                                          for a, v in times.items()}}, indent=2))
+    else:
+        print(f"arena bench strength {args.game}: {len(tasks)} games, "
+              f"{plies} random opening plies, seed {args.seed}, every seating of each line-up")
+        print(render(ordered, times, cpu_times))
+    return 0

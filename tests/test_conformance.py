@@ -35,7 +35,8 @@ from engine.rng import Rng
 
 # Sized so that the whole file stays well under a minute on a shared 2-core machine: long games
 # get their expensive per-step checks on a sample of positions (every position still gets the
-# cheap ones through the playout itself).
+# cheap ones through the playout itself). A game not listed gets Budget() and DEFAULT_EXAMPLES;
+# list it here if that is too slow.
 BUDGETS: dict[str, Budget] = {
     "battleline": Budget(checked_steps=30, resamples=2),
     "chexers": Budget(checked_steps=12, resamples=1),

@@ -24,6 +24,7 @@
 //   ARENA_OPPONENT  the house bot to play (play_bot mode)
 //   ARENA_MATCHES   stop after this many finished matches (default: never; play_bot: 1)
 //   ARENA_CLOCK     time control for seek/play_bot as JSON, e.g. {"initial_ms":60000,"increment_ms":1000}
+//   ARENA_CONNECT_ATTEMPTS  tries to reach the server at start (default 20, backing off to 5 s)
 
 import { ArenaClient, ArenaError, ConnectionLost, StaleRequest } from './client.js';
 import { RandomBot } from './bots.js';
@@ -40,6 +41,9 @@ export function optionsFromEnv(env = process.env) {
   if (env.ARENA_MODE) out.mode = env.ARENA_MODE;
   if (env.ARENA_MATCHES) out.matches = Number.parseInt(env.ARENA_MATCHES, 10);
   if (env.ARENA_CLOCK) out.clock = JSON.parse(env.ARENA_CLOCK);
+  if (env.ARENA_CONNECT_ATTEMPTS) {
+    out.connectAttempts = Number.parseInt(env.ARENA_CONNECT_ATTEMPTS, 10);
+  }
   return out;
 }
 
@@ -114,8 +118,8 @@ export class BotRunner {
         resolve(this.stats);
       });
       this.client.connect().catch((error) => {
+        reject(error); // first: a promise settles once, and close() below would resolve it
         this.client.close();
-        reject(error);
       });
     });
   }

@@ -1,0 +1,101 @@
+// The bot runner and the example bots play whole matches on a real server: against the
+// Python house bot (`arena bot random`), against each other, and as child processes
+// configured only by ARENA_* environment variables.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { BattleLineBot, BotRunner, RandomBot, describeResult } from '../src/index.js';
+import { REPO, startArena } from './arena.js';
+
+let arena;
+const FAST = { initialDelayMs: 20, maxDelayMs: 200, maxAttempts: 20 };
+const REASONS = ['five_flags', 'breakthrough', 'stalemate'];
+
+before(async () => {
+  arena = await startArena(['house', 'js-random', 'js-heuristic', 'cx-0', 'cx-1', 'cx-2']);
+  await arena.startHouseBot('house', 'battleline');
+});
+
+after(() => arena?.stop());
+
+function runner(bot, account, options) {
+  return new BotRunner(bot, { server: arena.url, token: arena.tokens[account], log: null,
+    logErrors: null, reconnect: FAST, env: {}, ...options });
+}
+
+test('the random and the heuristic bot each play whole matches against the house bot', async () => {
+  const results = await Promise.all([
+    runner(new RandomBot(1), 'js-random', { opponent: 'house', matches: 2 }).run(),
+    runner(new BattleLineBot(), 'js-heuristic', { opponent: 'house', matches: 2 }).run(),
+  ]);
+  for (const stats of results) {
+    assert.equal(stats.matchesFinished, 2);
+    assert.equal(stats.errors, 0);
+    assert.equal(stats.fallbacks, 0, 'every answer was legal');
+    assert.equal(stats.lost, false);
+    assert.ok(stats.actions >= 2 * 20, `${stats.actions} actions`);
+    for (const { outcome, seat } of stats.results) {
+      assert.ok(REASONS.includes(outcome.reason), outcome.reason);
+      assert.ok(['won', 'lost', 'draw'].includes(describeResult(outcome, seat)));
+    }
+  }
+});
+
+test('three JS random bots play Chexers: two on autoplay, one asking play_bot', async () => {
+  const house = [0, 1].map((i) => runner(new RandomBot(10 + i), `cx-${i}`,
+    { games: ['chexers'], mode: 'autoplay', matches: 1 }));
+  const running = house.map((r) => r.run());
+  // Wait until both autoplay offers are in (their first reply came back).
+  for (const r of house) {
+    for (let i = 0; i < 200 && !r.client.connected; i += 1) await new Promise((s) => setTimeout(s, 10));
+  }
+  await new Promise((s) => setTimeout(s, 200));
+  const asker = await runner(new RandomBot(12), 'cx-2',
+    { games: ['chexers'], mode: 'play_bot', matches: 1 }).run();
+  const seated = await Promise.all(running);
+  for (const stats of [asker, ...seated]) {
+    assert.equal(stats.matchesFinished, 1);
+    assert.equal(stats.errors, 0);
+    assert.equal(stats.results[0].outcome.ranks.length, 3);
+  }
+  assert.deepEqual(new Set([asker, ...seated].map((s) => s.results[0].matchId)).size, 1);
+});
+
+function runExample(script, env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(REPO, 'clients', 'js', 'examples', script)],
+      { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => { stdout += c; });
+    child.stderr.on('data', (c) => { stderr += c; });
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('the example bots are configured by ARENA_* variables alone', async () => {
+  const env = { ARENA_SERVER: arena.url, ARENA_GAME: 'battleline', ARENA_OPPONENT: 'house',
+    ARENA_MATCHES: '1' };
+  const [random, heuristic] = await Promise.all([
+    runExample('random-bot.js', { ...env, ARENA_TOKEN: arena.tokens['js-random'], ARENA_SEED: '3' }),
+    runExample('battleline-bot.js', { ...env, ARENA_TOKEN: arena.tokens['js-heuristic'] }),
+  ]);
+  for (const [result, account] of [[random, 'js-random'], [heuristic, 'js-heuristic']]) {
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, new RegExp(`connected to ws://\\S+ as ${account} \\(bot\\)`));
+    assert.match(result.stdout, /match \w+ started: battleline, seat [01] against house/);
+    assert.match(result.stdout, /match \w+ ended: (won|lost|draw) \(\w+\)/);
+    assert.match(result.stdout, /done: 1 match\(es\), \d+ actions, 0 errors/);
+    assert.equal(result.stderr, '');
+  }
+});
+
+test('a bot that cannot reach a server gives up and exits 1', async () => {
+  const result = await runExample('random-bot.js', { ARENA_SERVER: 'ws://127.0.0.1:9/ws',
+    ARENA_CONNECT_ATTEMPTS: '2' });
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /random-bot: .*ECONNREFUSED/);
+});

@@ -97,3 +97,12 @@ def test_claim_situations_have_a_complete_side() -> None:
     for state, seat, flag in situations:
         side = state["flags"][flag - 1]["sides"][seat]
         assert state["flags"][flag - 1]["claimed"] is None and len(side) >= 3
+
+
+def test_help_lists_every_benchmark(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        cli.main(["bench", "--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    for name in bench.BENCHMARKS:
+        assert name in out

@@ -29,7 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
             q = sub.add_parser(name, help="(unavailable)")
             q.set_defaults(_bench_module=module_name, _bench_error=exc)
             continue
-        q = sub.add_parser(name, help=module.HELP, description=module.__doc__,
+        # argparse %-formats help strings: a literal "95%" must not break `arena bench -h`.
+        q = sub.add_parser(name, help=module.HELP.replace("%", "%%"), description=module.__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         q.set_defaults(_bench_module=module_name, _bench_error=None)
         module.add_arguments(q)

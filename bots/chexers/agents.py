@@ -56,6 +56,8 @@ class ChexersBot:
     """Base of the search bots. Subclasses implement :meth:`_decide`."""
 
     name = "chexers"
+    games = ("chexers",)
+    """The games these bots play (``arena run`` offers a house bot only for these)."""
 
     def __init__(self, seed: int | None = None, *, depth: int | None = None,
                  time_ms: float | None = None, clock_share: float = DEFAULT_CLOCK_SHARE,

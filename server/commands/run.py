@@ -1,7 +1,7 @@
 """``arena run``: the main job — the server on SQLite plus house bots, until Ctrl-C.
 
     arena run [--host 127.0.0.1] [--port 8765] [--db arena.sqlite3] [--log-level info]
-              [--house-bots random,random] [--bot-matches 8]
+              [--house-bots random,random,maxn,…] [--bot-matches 8]
 
 What it does: opens the store, starts the websocket server, makes sure every house bot has a
 ``bot`` account (giving it a fresh token each start: tokens are stored hashed, so an old one
@@ -9,7 +9,9 @@ cannot be read back), starts each house bot as a separate client process
 (``arena bot NAME --autoplay --games ... --token ...``) that connects over the socket like any
 third-party bot, prints the address, and runs until SIGINT/SIGTERM. Then it stops the bots
 (SIGTERM, then SIGKILL after a few seconds), closes the server and flushes the store.
-A house bot process that exits unexpectedly is restarted (with a growing delay).
+A house bot process that exits unexpectedly is restarted (with a growing delay). A bot whose
+class declares ``games`` (the Chexers search bots: ``games = ("chexers",)``) is offered only
+for those.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from clients import bots as bot_registry
 from server.app import ArenaServer, tune_gc
 from server.commands.serve import add_server_arguments, wait_for_stop_signal
 from server.games import available_names
@@ -33,14 +36,16 @@ from server.storage import SqliteStore, Store
 log = structlog.get_logger("arena.run")
 
 HOUSE_GAMES = ("battleline", "chexers")
+#: Two random bots (so a three-seat Chexers match against the house has distinct bots) and the
+#: Chexers search agents of the seed report.
+DEFAULT_HOUSE_BOTS = "random,random,greedy,maxn,random-maxn,paranoid,offensive,mp-mix"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_server_arguments(p)
-    p.add_argument("--house-bots", default="random,random",
+    p.add_argument("--house-bots", default=DEFAULT_HOUSE_BOTS,
                    help="house bots to start, comma-separated bot names; each becomes an "
-                        "account house-<name>-<n> (default: random,random — two, so a "
-                        "three-seat Chexers match against the house has distinct bots)")
+                        f"account house-<name>-<n> (default: {DEFAULT_HOUSE_BOTS})")
     p.add_argument("--bot-matches", type=int, default=8,
                    help="matches each house bot plays at once (default 8)")
     p.add_argument("--bot-games", default=",".join(HOUSE_GAMES),
@@ -74,6 +79,16 @@ def ensure_accounts(store: Store, bots: list[HouseBot]) -> None:
             bot.token = store.create_account(bot.account, "bot")
         else:
             bot.token = store.rotate_token(bot.account)
+
+
+def games_for(bot: str, games: list[str]) -> list[str]:
+    """The games of ``games`` that bot ``bot`` plays: all, unless its factory declares
+    ``games``."""
+    try:
+        supported = getattr(bot_registry.get(bot), "games", None)
+    except bot_registry.UnknownBot:
+        return games
+    return games if supported is None else [g for g in games if g in supported]
 
 
 async def start_bot(bot: HouseBot, ws_url: str, games: list[str], matches: int,
@@ -126,10 +141,12 @@ async def run_main_job(args: argparse.Namespace) -> int:
     try:
         await asyncio.to_thread(ensure_accounts, store, bots)
         await server.start(args.host, args.port)
-        if games:
-            for bot in bots:
+        for bot in bots:
+            its_games = games_for(bot.bot, games)
+            if its_games:
                 supervisors.append(asyncio.create_task(
-                    supervise(bot, server.ws_url, games, args.bot_matches, args.log_level)))
+                    supervise(bot, server.ws_url, its_games, args.bot_matches,
+                              args.log_level)))
         tune_gc()
         print(f"Tabletop Arena serving on {server.http_url} — {server.ws_url}", flush=True)
         print(f"house bots: {', '.join(b.account for b in bots) or 'none'} "

@@ -119,7 +119,7 @@ class BotRunner:
         self._session_offered: str | None = None
         self._seeks_out = 0
         self._next_game = 0
-        self._stop = asyncio.Event()
+        self._loop: asyncio.Future[None] | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot-choose")
 
     # ---- running ---------------------------------------------------------------------------
@@ -127,22 +127,10 @@ class BotRunner:
     async def run(self) -> RunnerStats:
         """Connect, play, return the stats (when done, stopped, or lost for good)."""
         await self.conn.open()
+        self._loop = asyncio.ensure_future(self._read_loop())
         try:
-            while not self._done():
-                getter = asyncio.ensure_future(self.conn.next_message())
-                stopper = asyncio.ensure_future(self._stop.wait())
-                done, _ = await asyncio.wait({getter, stopper},
-                                             return_when=asyncio.FIRST_COMPLETED)
-                stopper.cancel()
-                if getter not in done:
-                    getter.cancel()  # a queue read: safe to cancel
-                    break
-                try:
-                    message = getter.result()
-                except ConnectionLost:
-                    self.log.warning("connection_closed_for_good")
-                    break
-                self._handle(message)
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._loop
         finally:
             for task in [*self._thinking.values(), *self._tasks]:
                 task.cancel()
@@ -159,7 +147,17 @@ class BotRunner:
     def stop(self) -> None:
         """End :meth:`run` soon (active matches are abandoned; the server will forfeit
         them after its grace period)."""
-        self._stop.set()
+        if self._loop is not None:
+            self._loop.cancel()  # it waits on a queue read: safe to cancel
+
+    async def _read_loop(self) -> None:
+        while not self._done():
+            try:
+                message = await self.conn.next_message()
+            except ConnectionLost:
+                self.log.warning("connection_closed_for_good")
+                return
+            self._handle(message)
 
     def _done(self) -> bool:
         return (self.matches is not None and self.stats.matches_finished >= self.matches

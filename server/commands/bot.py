@@ -15,16 +15,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import sys
 from typing import Any
 
-import structlog
 from websockets.exceptions import InvalidHandshake
 
 from clients import bots
 from clients.connection import DEFAULT_RECONNECT, NO_RECONNECT, ArenaError
 from clients.runner import BotRunner
+from server.logs import configure_logging
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -54,23 +53,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
 
 
-def configure_logging(level: str) -> None:
-    """structlog JSON lines on stderr."""
-    structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            structlog.processors.JSONRenderer(),
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(
-            logging.getLevelNamesMapping()[level.upper()]),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
-        cache_logger_on_first_use=False,
-    )
-
-
 def games_of(args: argparse.Namespace) -> list[str]:
     games = [g for g in (args.games or "").split(",") if g]
     if args.game:
@@ -88,7 +70,7 @@ def _json_arg(text: str | None, what: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    configure_logging(args.log_level)
+    configure_logging(args.log_level)  # the server's set-up: JSON lines on stderr
     games = games_of(args)
     if not games:
         print("arena bot: name at least one game with --game or --games", file=sys.stderr)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import structlog
 from arena_fake import LEGAL, FakeArena
 
 from bots.random_bot import RandomBot
@@ -150,6 +152,19 @@ def test_bot_registry() -> None:
         bots.unregister("test-recorder")
 
 
+@pytest.fixture(autouse=True)
+def restore_logging() -> Iterator[None]:
+    """``arena bot`` configures logging for the process (stderr as it is then); put the
+    previous set-up back so later tests do not write to a closed capture."""
+    saved = structlog.get_config()
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    structlog.configure(**saved)
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
 @pytest.fixture()
 def arena_in_thread() -> Iterator[FakeArena]:
     """A fake server on its own event loop, for testing the synchronous ``arena`` CLI."""
@@ -202,3 +217,13 @@ def test_arena_bot_command_reports_an_unreachable_server(
     assert cli.main(["bot", "random", "--game", "count", "--no-reconnect",
                      "--server", f"ws://127.0.0.1:{port}/ws"]) == 1
     assert "cannot connect" in capsys.readouterr().err
+
+
+async def test_stop_ends_an_unbounded_run() -> None:
+    bot = Recorder()
+    async with FakeArena(turns=1) as arena:
+        runner = BotRunner(bot, arena.url, games=["count"], reconnect=FAST)
+        bot.on_match_end = lambda message: runner.stop()  # type: ignore[method-assign]
+        stats = await asyncio.wait_for(runner.run(), 10)
+    assert stats.matches_finished == 1
+    assert runner.conn.closed

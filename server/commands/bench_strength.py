@@ -122,7 +122,7 @@ class Task:
 
 def tasks_for(game: str, lineups: Sequence[tuple[str, ...]], games: int, seed: int,
               opening_plies: int) -> list[Task]:
-    out = []
+    out: list[Task] = []
     for lineup in lineups:
         perms = seatings(lineup)
         openings = math.ceil(games / len(perms))
@@ -227,8 +227,8 @@ def render(stats: Sequence[LineupStats], times: dict[str, list[float]],
                 f"{data['mean_turns']:.0f}" if first else "", reasons if first else ""))
             first = False
     table = format_table(rows, [False, False, True, True, False, True, False, True, False])
-    trows = [("agent", "decisions", "p50 ms", "p90 ms", "p99 ms", "max ms", "mean ms",
-              "cpu p50", "cpu p99")]
+    trows: list[tuple[str, ...]] = [("agent", "decisions", "p50 ms", "p90 ms", "p99 ms",
+                                     "max ms", "mean ms", "cpu p50", "cpu p99")]
     for agent, values in times.items():
         cpu = cpu_times[agent]
         trows.append((agent, str(len(values)), *(f"{1000 * percentile(values, q):.2f}"

@@ -342,6 +342,8 @@ class Ref(WireType):
 ACCOUNT_KINDS: Final = ("human", "bot", "guest")
 MATCH_STATUSES: Final = ("live", "over", "void")
 """``void``: ended by a server fault (unrated; outcome reason ``void``)."""
+LADDER_MATCH_STATUSES: Final = ("live", "rated", "void")
+"""A ladder match is ``rated`` once its result counted, ``void`` after a server fault."""
 
 DEFINITIONS: dict[str, WireType] = {
     "Clock": Obj((
@@ -396,6 +398,48 @@ DEFINITIONS: dict[str, WireType] = {
         Field("actions", Obj(), required=False,
               doc="finished matches only: the joint action applied, seat number (as a "
                   "string) or \"chance\" → action"),
+    )),
+    "LadderEntry": Obj((
+        Field("rank", Int(1), doc="1 = top of the leaderboard"),
+        Field("bot", Str()),
+        Field("version", Str()),
+        Field("account", Str(), doc="the account that runs the bot"),
+        Field("mu", Number(), doc="skill estimate (OpenSkill Plackett-Luce)"),
+        Field("sigma", Number(), doc="uncertainty of mu"),
+        Field("ordinal", Number(), doc="mu − 3·sigma; the leaderboard's order"),
+        Field("games", Int(0), doc="rated matches played"),
+        Field("wins", Int(0)),
+        Field("draws", Int(0)),
+        Field("losses", Int(0)),
+        Field("provisional", Bool(), doc="fewer than min_games rated matches"),
+        Field("online", Bool(), required=False, doc="joined and connected now"),
+    )),
+    "RatingPoint": Obj((
+        Field("seq", Int(1), doc="the ladder's rating order: updates apply in this order"),
+        Field("match_id", Str()),
+        Field("at", Str(), doc="ISO-8601 UTC time the match ended"),
+        Field("rank", Int(0), doc="this bot's rank in that match (0 = first)"),
+        Field("mu", Number()),
+        Field("sigma", Number()),
+        Field("ordinal", Number()),
+    )),
+    "LadderSeat": Obj((
+        Field("seat", Int(0)),
+        Field("account", Str()),
+        Field("bot", Str()),
+        Field("version", Str()),
+        Field("rank", Nullable(Int(0)), required=False, doc="null until rated"),
+        Field("ordinal_before", Nullable(Number()), required=False),
+        Field("ordinal_after", Nullable(Number()), required=False, doc="null unless rated"),
+    )),
+    "LadderMatch": Obj((
+        Field("match_id", Str(), doc="for get_replay"),
+        Field("game", Str()),
+        Field("status", Str(enum=LADDER_MATCH_STATUSES)),
+        Field("reason", Nullable(Str()), required=False, doc="the outcome's reason"),
+        Field("started_at", Str(), doc="ISO-8601 UTC time"),
+        Field("ended_at", Nullable(Str()), required=False),
+        Field("seats", Arr(Ref("LadderSeat"))),
     )),
 }
 
@@ -501,6 +545,31 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
     ), ("events", "error"), "answer a request"),
     MessageSpec("resign", "client", (_MATCH,), ("match_end",), "give up a match"),
     MessageSpec("get_replay", "client", (_MATCH,), ("replay",), "a match's record"),
+    MessageSpec("ladder_join", "client", (
+        _GAME,
+        Field("bot", Str(max_len=MAX_ID_CHARS), doc="the bot's name (one account may run "
+                                                     "several bots)"),
+        Field("version", Str(max_len=MAX_ID_CHARS),
+              doc="a new version is a new rated entity"),
+        Field("max_matches", Int(1), doc="ladder matches this client plays at once"),
+        Field("seed_from_version", Str(max_len=MAX_ID_CHARS), required=False,
+              doc="a new version starts from this earlier version's rating"),
+    ), ("ladder_joined",), "put a bot version on a game's ladder"),
+    MessageSpec("ladder_leave", "client", (_GAME,), ("ok",),
+                "stop being paired on a game's ladder"),
+    MessageSpec("get_leaderboard", "client", (
+        _GAME, Field("limit", Int(1), required=False, doc="at most this many entries"),
+    ), ("leaderboard",), "a game's ladder standings"),
+    MessageSpec("get_rating_history", "client", (
+        _GAME, Field("bot", Str()),
+        Field("version", Str(), required=False, doc="default: the bot's latest version"),
+        Field("account", Str(), required=False,
+              doc="default: the only account with a bot of that name"),
+        Field("limit", Int(1), required=False, doc="only the latest points"),
+    ), ("rating_history",), "one bot version's rating after each rated match"),
+    MessageSpec("list_ladder_matches", "client", (
+        _GAME, Field("limit", Int(1), required=False, doc="default 50, at most 200"),
+    ), ("ladder_matches",), "a ladder's recent matches, newest first"),
 )
 
 _SEATS = Field("seats", Arr(Ref("SeatInfo")))
@@ -587,6 +656,26 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         Field("request_id", Str(), required=False),
         Field("details", Obj(), required=False),
     ), summary="something went wrong; the connection stays open"),
+    MessageSpec("ladder_joined", "server", (
+        _GAME, Field("bot", Str()), Field("version", Str()), Field("account", Str()),
+        Field("max_matches", Int(1)),
+        Field("new", Bool(), doc="true when this version became a new rated entity"),
+        Field("seeded_from", Nullable(Str()), required=False,
+              doc="the version it was seeded from, if any"),
+        Field("entry", Ref("LadderEntry"), doc="its standing now"),
+    ), summary="the bot version is on the ladder and will be paired"),
+    MessageSpec("leaderboard", "server", (
+        _GAME,
+        Field("min_games", Int(0), doc="rated matches below which an entry is provisional"),
+        Field("entries", Arr(Ref("LadderEntry")), doc="by ordinal, best first"),
+    ), summary="answer to get_leaderboard"),
+    MessageSpec("rating_history", "server", (
+        _GAME, Field("account", Str()), Field("bot", Str()), Field("version", Str()),
+        Field("points", Arr(Ref("RatingPoint")), doc="oldest first"),
+    ), summary="answer to get_rating_history"),
+    MessageSpec("ladder_matches", "server", (
+        _GAME, Field("matches", Arr(Ref("LadderMatch")), doc="newest first"),
+    ), summary="answer to list_ladder_matches"),
 )
 
 CLIENT_TYPES: Final[Mapping[str, MessageSpec]] = {m.type: m for m in CLIENT_MESSAGES}

@@ -11,6 +11,16 @@ import structlog
 LEVELS = ("debug", "info", "warning", "error")
 
 
+class _Stderr:
+    """Whatever ``sys.stderr`` is at the time of writing (test runners swap it)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure_logging(level: str = "info") -> None:
     numeric = getattr(logging, level.upper())
     processors: list[structlog.types.Processor] = [
@@ -23,10 +33,10 @@ def configure_logging(level: str = "info") -> None:
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=_Stderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=True,
     )
-    handler = logging.StreamHandler(sys.stderr)
+    handler = logging.StreamHandler(_Stderr())  # type: ignore[arg-type]
     handler.setFormatter(logging.Formatter(
         '{"timestamp":"%(asctime)s","level":"%(levelname)s","logger":"%(name)s",'
         '"event":"%(message)s"}'))

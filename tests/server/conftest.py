@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
+from engine import registry
 from server.app import ArenaServer
 from server.logs import configure_logging
 from server.storage import SqliteStore
-from tests.server.minigames import register_all
+from tests.server.minigames import TEST_GAMES
 
-register_all()
 configure_logging("warning")
+
+
+@pytest.fixture(autouse=True)
+def test_games() -> Iterator[None]:
+    """The tiny test games, registered only while a server test runs (the conformance
+    suite over the registry must not see them)."""
+    for game in TEST_GAMES:
+        registry.register(game, replace=True)
+    yield
+    for game in TEST_GAMES:
+        registry.unregister(game.info.name)
 
 
 @pytest.fixture

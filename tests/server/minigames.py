@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine import registry
 from engine.core import (
     CHANCE,
     CHANCE_DECISION,
@@ -167,8 +166,4 @@ class Duel(Game):
 
 
 RACE, DUEL, FAULTY = Race(), Duel(), Faulty()
-
-
-def register_all() -> None:
-    for game in (RACE, DUEL, FAULTY):
-        registry.register(game, replace=True)
+TEST_GAMES = (RACE, DUEL, FAULTY)

@@ -161,7 +161,7 @@ async def test_bots_on_the_clients_library_play_through_the_server(server: Arena
     running = asyncio.create_task(runner.run())
     player = await connect(server.ws_url, name="lib-human")
     try:
-        for round_ in range(2):
+        for _ in range(2):
             for _ in range(50):
                 try:
                     start = await player.play_bot("battleline", bot="lib-bot")

@@ -1,0 +1,851 @@
+"""``arena check-bot``: put a bot through scripted situations on a private server and report.
+
+The bot is any program: :func:`check_bot` starts it with the server's address, a bot
+account's token and the game in its environment (``ARENA_SERVER``, ``ARENA_TOKEN``,
+``ARENA_GAME``; ``{server}``, ``{token}`` and ``{game}`` in its arguments are replaced too)
+and expects it to connect and offer itself with ``autoplay`` — what a bot does for a ladder
+or as a house bot. Then scripted opponents (random players on ordinary client connections)
+start matches against it with ``play_bot``.
+
+Everything the bot sends and receives passes through a websocket relay that records it. The
+relay is also how the situations are made: it re-delivers an old request (stale), and it cuts
+the bot's connection with a request pending (reconnect), exactly as a flaky network would.
+
+Checks, in order (each a :class:`CheckResult`):
+
+* **connect** — hello → welcome, then ``autoplay`` for the game;
+* **ordinary turns** — a whole match: every request answered in time, no error;
+* **stale request** — a copy of an already answered request arrives just before a new one:
+  the new one must be answered (answering the copy is refused as stale by the server and
+  does no harm, but a careful bot skips it);
+* **reconnect** — the connection drops while a request is pending: the bot must reconnect,
+  ``hello`` with ``resume`` set to its session, and answer the re-sent request (same id);
+* **clock running low** — a whole match on a small time bank: no timeout;
+* **match end** — after every ``match_end`` (including one by the opponent's resignation)
+  the bot sends nothing more for that match and is ready to be seated again.
+
+The server runs in-process (127.0.0.1, port 0, SQLite in a temporary directory).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import shlex
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
+
+from engine import registry
+from protocol import decode, encode, encoding_of, select_subprotocol
+from protocol.messages import SUBPROTOCOL_OF_ENCODING, SUBPROTOCOLS
+from server.app import ArenaServer
+from server.storage import SqliteStore
+
+BOT_ACCOUNT = "checked-bot"
+POLL_S = 0.02
+QUIET_AFTER_END_S = 0.3
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    """Knobs of a check run (seconds unless said otherwise)."""
+
+    game: str = "battleline"
+    connect_timeout: float = 30.0
+    answer_timeout: float = 10.0
+    reconnect_timeout: float = 15.0
+    low_clock_ms: int = 1500
+    low_clock_increment_ms: int = 100
+    grace_s: float = 20.0
+    seed: int | None = None
+
+
+@dataclass
+class CheckResult:
+    name: str
+    passed: bool | None          # None: not run
+    detail: str
+
+    def line(self) -> str:
+        word = {True: "PASS", False: "FAIL", None: "SKIP"}[self.passed]
+        return f"{word} {self.name}: {self.detail}"
+
+
+@dataclass
+class Report:
+    game: str
+    command: list[str]
+    results: list[CheckResult] = field(default_factory=list)
+    bot_output: str = ""
+    exit_code: int | None = None
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.results) and all(r.passed for r in self.results)
+
+    def text(self) -> str:
+        lines = [f"arena check-bot: {self.game}, bot command: {shlex.join(self.command)}"]
+        lines += [r.line() for r in self.results]
+        done = sum(1 for r in self.results if r.passed)
+        lines.append(f"{done} of {len(self.results)} checks passed")
+        if not self.passed and self.bot_output.strip():
+            tail = self.bot_output.strip().splitlines()[-15:]
+            lines.append("the bot's last output lines:")
+            lines += [f"  | {line}" for line in tail]
+        return "\n".join(lines)
+
+
+# ---- the relay --------------------------------------------------------------------------------
+
+
+@dataclass
+class Record:
+    """One message through the relay. ``to_bot``: server → bot; else bot → server."""
+
+    conn: int
+    to_bot: bool
+    at: float
+    message: dict[str, Any]
+    injected: bool = False
+
+
+class Relay:
+    """A websocket relay between the bot and the server that records every message and can
+    inject a message or cut the connection. One upstream connection per bot connection, with
+    the same subprotocol."""
+
+    def __init__(self, upstream_url: str) -> None:
+        self.upstream_url = upstream_url
+        self.records: list[Record] = []
+        self.connections = 0
+        self.url = ""
+        self._server: Server | None = None
+        self._links: dict[int, tuple[ServerConnection, ClientConnection]] = {}
+        # Called with each server → bot message; returns the messages to deliver instead.
+        self.rewrite: Callable[[int, dict[str, Any]], list[tuple[dict[str, Any], bool]]] | None \
+            = None
+
+    async def start(self) -> None:
+        self._server = await serve(
+            self._handle, "127.0.0.1", 0, compression=None, max_size=None,
+            subprotocols=[Subprotocol(s) for s in SUBPROTOCOLS],
+            select_subprotocol=lambda _conn, offered: (
+                None if (chosen := select_subprotocol(list(offered))) is None
+                else Subprotocol(chosen)))
+        host, port = next(iter(self._server.sockets)).getsockname()[:2]
+        self.url = f"ws://{host}:{port}/ws"
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(3):
+                    await self._server.wait_closed()
+
+    def cut(self, conn: int) -> None:
+        """Cut connection ``conn`` like a network failure: the bot's socket is aborted (no
+        close frame) and the server sees its side closed."""
+        link = self._links.pop(conn, None)
+        if link is None:
+            return
+        bot_ws, up_ws = link
+        bot_ws.transport.abort()
+        asyncio.ensure_future(up_ws.close())
+
+    def is_open(self, conn: int) -> bool:
+        return conn in self._links
+
+    async def _handle(self, bot_ws: ServerConnection) -> None:
+        self.connections += 1
+        conn = self.connections
+        subprotocol = bot_ws.subprotocol
+        encoding = encoding_of(subprotocol)
+        try:
+            up_ws = await connect(
+                self.upstream_url, compression=None, max_size=None,
+                subprotocols=[Subprotocol(SUBPROTOCOL_OF_ENCODING[encoding])]
+                if subprotocol else None)
+        except OSError:
+            await bot_ws.close(1011, "upstream unavailable")
+            return
+        self._links[conn] = (bot_ws, up_ws)
+
+        async def bot_to_server() -> None:
+            async for frame in bot_ws:
+                self._record(conn, False, frame)
+                await up_ws.send(frame)
+
+        async def server_to_bot() -> None:
+            async for frame in up_ws:
+                message = _decode(frame)
+                if message is None or self.rewrite is None:
+                    self._record(conn, True, frame)
+                    await bot_ws.send(frame)
+                    continue
+                for out, injected in self.rewrite(conn, message):
+                    self.records.append(Record(conn, True, time.monotonic(), out, injected))
+                    await bot_ws.send(encode(out, encoding))
+
+        pumps = [asyncio.ensure_future(bot_to_server()), asyncio.ensure_future(server_to_bot())]
+        try:
+            await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for pump in pumps:
+                pump.cancel()
+            await asyncio.gather(*pumps, return_exceptions=True)
+            self._links.pop(conn, None)
+            with contextlib.suppress(Exception):
+                await up_ws.close()
+            with contextlib.suppress(Exception):
+                await bot_ws.close()
+
+    def _record(self, conn: int, to_bot: bool, frame: str | bytes) -> None:
+        message = _decode(frame)
+        if message is None:
+            message = {"type": "<undecodable frame>", "frame": repr(frame[:200])}
+        self.records.append(Record(conn, to_bot, time.monotonic(), message))
+
+    # ---- queries ------------------------------------------------------------------------------
+
+    def sent_by_bot(self, kind: str, since: int = 0) -> list[Record]:
+        return [r for r in self.records[since:] if not r.to_bot and r.message.get("type") == kind]
+
+    def to_bot(self, kind: str, since: int = 0) -> list[Record]:
+        return [r for r in self.records[since:] if r.to_bot and r.message.get("type") == kind]
+
+
+def _decode(frame: str | bytes) -> dict[str, Any] | None:
+    try:
+        return decode(frame)
+    except Exception:
+        return None
+
+
+# ---- scripted opponents ---------------------------------------------------------------------
+
+
+class ScriptedPlayer:
+    """An ordinary client that answers every request with a random legal action. It may
+    resign a match at its ``resign_at``-th request there."""
+
+    def __init__(self, ws: ClientConnection, name: str, rng: random.Random) -> None:
+        self.ws = ws
+        self.name = name
+        self.rng = rng
+        self.ends: dict[str, dict[str, Any]] = {}     # match_id -> match_end
+        self.starts: dict[str, dict[str, Any]] = {}   # match_id -> match_start
+        self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.resign_at: dict[str, int] = {}           # match_id -> request number
+        self._answered: dict[str, int] = {}
+        self._next_id = 0
+        self._reader: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def open(cls, url: str, token: str, name: str, rng: random.Random) -> ScriptedPlayer:
+        ws = await connect(url, compression=None, max_size=None,
+                           subprotocols=[Subprotocol(SUBPROTOCOL_OF_ENCODING["json"])])
+        player = cls(ws, name, rng)
+        player._reader = asyncio.ensure_future(player._read())
+        welcome = await player.request({"type": "hello", "protocol": 1, "token": token,
+                                        "client": "arena-check-bot"})
+        if welcome["type"] != "welcome":
+            raise RuntimeError(f"scripted player {name} refused: {welcome}")
+        return player
+
+    async def request(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
+        self._next_id += 1
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.replies[self._next_id] = future
+        await self.ws.send(encode({**message, "id": self._next_id}, "json"))
+        return await asyncio.wait_for(future, timeout)
+
+    async def resign(self, match_id: str) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            await self.ws.send(encode({"type": "resign", "match_id": match_id}, "json"))
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+        await self.ws.close()
+
+    async def _read(self) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            async for frame in self.ws:
+                message = decode(frame)
+                ref = message.get("ref")
+                if ref in self.replies:
+                    future = self.replies.pop(ref)
+                    if not future.done():
+                        future.set_result(message)
+                kind = message.get("type")
+                if kind == "match_start":
+                    self.starts[message["match_id"]] = message
+                elif kind == "match_end":
+                    self.ends[message["match_id"]] = message
+                elif kind == "request":
+                    await self._answer(message)
+
+    async def _answer(self, request: dict[str, Any]) -> None:
+        match_id = request["match_id"]
+        count = self._answered[match_id] = self._answered.get(match_id, 0) + 1
+        if self.resign_at.get(match_id) == count:
+            await self.resign(match_id)
+            return
+        legal = request["legal_actions"]
+        await self.ws.send(encode({"type": "action", "match_id": match_id,
+                                   "request_id": request["request_id"],
+                                   "action": legal[self.rng.randrange(len(legal))]}, "json"))
+
+
+# ---- the checker ----------------------------------------------------------------------------
+
+
+@dataclass
+class MatchWatch:
+    """What happened to the bot in one match."""
+
+    match_id: str
+    seat: int
+    requests: int = 0            # distinct requests the server sent the bot (no injected ones)
+    answered: int = 0            # of those, answered by the bot with their request_id
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    slowest_s: float = 0.0
+    lowest_clock_ms: int | None = None
+    highest_clock_ms: int | None = None
+    unanswered: str | None = None  # why the match was cut short
+    end: dict[str, Any] | None = None
+    after_end: list[dict[str, Any]] = field(default_factory=list)
+    abandoned: bool = False      # the bot left its session (no resume): not its match any more
+
+
+class Checker:
+    def __init__(self, command: Sequence[str], settings: CheckSettings, workdir: Path) -> None:
+        self.command = list(command)
+        self.settings = settings
+        self.workdir = workdir
+        self.rng = random.Random(settings.seed)
+        self.game = registry.get(settings.game)
+        self.num_seats = self.game.info.min_seats
+        self.store: SqliteStore | None = None
+        self.server: ArenaServer | None = None
+        self.relay: Relay | None = None
+        self.players: list[ScriptedPlayer] = []
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log_path = workdir / "bot-output.txt"
+        self.report = Report(settings.game, self.command)
+        self.bot_session: str | None = None
+        self._seat_next = 0
+
+    # ---- set-up and tear-down ----------------------------------------------------------------
+
+    async def start(self) -> None:
+        db = self.workdir / "arena.sqlite3"
+        for stale in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+            stale.unlink(missing_ok=True)  # a kept workdir from an earlier run
+        self.store = SqliteStore(db)
+        token = await asyncio.to_thread(self.store.create_account, BOT_ACCOUNT, "bot")
+        player_tokens = [await asyncio.to_thread(self.store.create_account, f"checker-{i}",
+                                                 "bot")
+                         for i in range(self.num_seats - 1)]
+        self.server = ArenaServer(self.store, grace_s=self.settings.grace_s)
+        await self.server.start("127.0.0.1", 0)
+        self.relay = Relay(self.server.ws_url)
+        await self.relay.start()
+        for i, player_token in enumerate(player_tokens):
+            player = await ScriptedPlayer.open(self.server.ws_url, player_token, f"checker-{i}",
+                                               random.Random(self.rng.random()))
+            self.players.append(player)
+            if i > 0:  # the others take the remaining seats as house bots
+                reply = await player.request({"type": "autoplay", "games": [self.game.info.name],
+                                              "max_matches": 1})
+                assert reply["type"] == "ok", reply
+        self._start_bot(token)
+
+    def _start_bot(self, token: str) -> None:
+        assert self.relay is not None
+        values = {"server": self.relay.url, "token": token, "game": self.game.info.name}
+        argv = [arg.replace("{server}", values["server"]).replace("{token}", values["token"])
+                .replace("{game}", values["game"]) for arg in self.command]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+        env.update(ARENA_SERVER=values["server"], ARENA_TOKEN=token, ARENA_GAME=values["game"])
+        log = self.log_path.open("wb")
+        try:
+            self.process = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                            stderr=subprocess.STDOUT, start_new_session=True)
+        finally:
+            log.close()
+
+    async def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                await asyncio.to_thread(self.process.wait, 5)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                await asyncio.to_thread(self.process.wait)
+        if self.process is not None:
+            self.report.exit_code = self.process.returncode
+        with contextlib.suppress(OSError):
+            self.report.bot_output = self.log_path.read_text(errors="replace")
+        for player in self.players:
+            with contextlib.suppress(Exception):
+                await player.close()
+        if self.relay is not None:
+            await self.relay.close()
+        if self.server is not None:
+            await self.server.close()
+        if self.store is not None:
+            self.store.close()
+
+    # ---- helpers ----------------------------------------------------------------------------
+
+    def _bot_exited(self) -> str | None:
+        if self.process is not None and self.process.poll() is not None:
+            return f"the bot process exited with status {self.process.returncode}"
+        return None
+
+    def _bot_available(self) -> bool:
+        assert self.server is not None
+        return any(s.name == BOT_ACCOUNT and s.free_autoplay_slots(self.game.info.name) > 0
+                   for s in self.server.sessions.all())
+
+    async def _wait(self, condition: Callable[[], bool], timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if condition():
+                return True
+            if self._bot_exited():
+                return condition()
+            await asyncio.sleep(POLL_S)
+        return condition()
+
+    # ---- the checks ---------------------------------------------------------------------------
+
+    async def check_connect(self) -> CheckResult:
+        assert self.relay is not None
+        relay = self.relay
+        began = time.monotonic()
+        name = "connect"
+        if not await self._wait(lambda: bool(relay.to_bot("welcome")),
+                                self.settings.connect_timeout):
+            why = self._bot_exited() or f"no hello within {self.settings.connect_timeout:.0f} s"
+            hellos = self.relay.sent_by_bot("hello")
+            errors = self.relay.to_bot("error")
+            if hellos and errors:
+                why = f"its hello was refused: {errors[0].message.get('code')}: " \
+                      f"{errors[0].message.get('message')}"
+            elif self.relay.connections == 0 and not self._bot_exited():
+                why += " (it never opened a websocket to ARENA_SERVER)"
+            return CheckResult(name, False, why)
+        welcome = self.relay.to_bot("welcome")[0].message
+        self.bot_session = welcome.get("session")
+        account = welcome.get("account", {})
+        if not await self._wait(self._bot_available, self.settings.connect_timeout):
+            seeks = self.relay.sent_by_bot("seek")
+            why = self._bot_exited() or "it never offered itself with autoplay for " \
+                                        f"{self.game.info.name}"
+            if seeks:
+                why += " (it seeks instead; bots under check must say autoplay)"
+            return CheckResult(name, False, why)
+        return CheckResult(name, True,
+                           f"hello -> welcome as {account.get('name')} ({account.get('kind')}), "
+                           f"autoplay offered for {self.game.info.name} after "
+                           f"{time.monotonic() - began:.1f} s")
+
+    async def _start_match(self, clock: dict[str, int] | None, resign_at: int | None = None
+                           ) -> tuple[str, int] | str:
+        """Seat the bot in a new match; returns (match_id, bot seat) or why it failed."""
+        assert self.server is not None
+        if not await self._wait(self._bot_available, self.settings.answer_timeout):
+            return self._bot_exited() or "the bot was not ready for another match within " \
+                                          f"{self.settings.answer_timeout:.0f} s"
+        requester = self.players[0]
+        message: dict[str, Any] = {"type": "play_bot", "game": self.game.info.name,
+                                   "clock": clock}
+        # The requester's seat goes round, so the bot gets different seats.
+        message["seat"] = self._seat_next
+        self._seat_next = (self._seat_next + 1) % self.num_seats
+        if self.num_seats == 2:
+            message["bot"] = BOT_ACCOUNT
+        reply = await requester.request(message)
+        if reply["type"] != "match_start":
+            return f"play_bot refused: {reply.get('code')}: {reply.get('message')}"
+        match_id = reply["match_id"]
+        bot_seat = next(s["seat"] for s in reply["seats"] if s["name"] == BOT_ACCOUNT)
+        if resign_at is not None:
+            requester.resign_at[match_id] = resign_at
+        return match_id, bot_seat
+
+    async def _watch(self, match_id: str, seat: int, since: int,
+                     answer_timeout: float | None = None) -> MatchWatch:
+        """Follow the match until its end, cutting it short (the opponent resigns) when the
+        bot leaves a request unanswered longer than ``answer_timeout`` (default: the
+        settings')."""
+        answer_timeout = answer_timeout or self.settings.answer_timeout
+        assert self.server is not None and self.relay is not None
+        watch = MatchWatch(match_id, seat)
+        live = self.server.find_match(match_id)
+        assert live is not None
+        seen_requests: dict[str, float] = {}   # request_id -> first delivery to the bot
+        answered: set[str] = set()
+        index = since
+        over_since: float | None = None
+        requester = self.players[0]
+        while True:
+            for record in self.relay.records[index:]:
+                message = record.message
+                kind = message.get("type")
+                if message.get("match_id") != match_id and \
+                        not (kind == "error" and "match_id" not in message):
+                    continue
+                if record.to_bot and kind == "request" and not record.injected:
+                    rid = message["request_id"]
+                    if rid not in seen_requests:
+                        seen_requests[rid] = record.at
+                        watch.requests += 1
+                    clock_ms = message.get("clock_ms")
+                    if isinstance(clock_ms, int):
+                        watch.lowest_clock_ms = clock_ms if watch.lowest_clock_ms is None \
+                            else min(watch.lowest_clock_ms, clock_ms)
+                        watch.highest_clock_ms = clock_ms if watch.highest_clock_ms is None \
+                            else max(watch.highest_clock_ms, clock_ms)
+                elif record.to_bot and kind == "error":
+                    watch.errors.append(message)
+                elif not record.to_bot and kind == "action":
+                    rid = message.get("request_id")
+                    if watch.end is not None:
+                        watch.after_end.append(message)
+                    elif rid in seen_requests and rid not in answered:
+                        answered.add(rid)
+                        watch.answered += 1
+                        watch.slowest_s = max(watch.slowest_s, record.at - seen_requests[rid])
+                elif record.to_bot and kind == "match_end" and watch.end is None:
+                    watch.end = message
+            index = len(self.relay.records)
+            if watch.end is not None:
+                break
+            if live.runner.is_over:
+                # Over on the server: the bot's match_end is on its way, or was lost with a
+                # connection (then the bot gets it when it resumes).
+                over_since = over_since or time.monotonic()
+                if time.monotonic() - over_since > self.settings.reconnect_timeout:
+                    outcome = live.runner.outcome
+                    watch.end = {"type": "match_end", "undelivered": True,
+                                 "outcome": outcome.to_json() if outcome else None}
+                    break
+                await asyncio.sleep(POLL_S)
+                continue
+            pending = live.runner.pending_request_id(seat)
+            if pending is not None and pending in seen_requests and \
+                    time.monotonic() - seen_requests[pending] > answer_timeout:
+                watch.unanswered = f"no answer to request {pending} within {answer_timeout:g} s"
+                await requester.resign(match_id)
+            elif pending is not None and pending not in seen_requests and \
+                    self._bot_exited():
+                watch.unanswered = self._bot_exited()
+                await requester.resign(match_id)
+            await asyncio.sleep(POLL_S)
+        # Anything sent for this match after its end?
+        await asyncio.sleep(QUIET_AFTER_END_S)
+        for record in self.relay.records[index:]:
+            if not record.to_bot and record.message.get("match_id") == match_id and \
+                    record.message.get("type") == "action":
+                watch.after_end.append(record.message)
+        return watch
+
+    def _summary(self, watch: MatchWatch) -> str:
+        outcome = (watch.end or {}).get("outcome") or {}
+        ranks = outcome.get("ranks") or []
+        result = "unknown"
+        if ranks and watch.seat < len(ranks):
+            mine = ranks[watch.seat]
+            result = "draw" if all(r == mine for r in ranks) else \
+                ("won" if mine == 0 else "lost")
+        return f"seat {watch.seat}, {result} by {outcome.get('reason')}"
+
+    @staticmethod
+    def _errors_text(errors: list[dict[str, Any]]) -> str:
+        if not errors:
+            return "0 errors"
+        first = errors[0]
+        return (f"{len(errors)} error(s), first: {first.get('code')}: {first.get('message')}"
+                f" (request {first.get('request_id')})")
+
+    def _turn_problems(self, watch: MatchWatch) -> list[str]:
+        problems = []
+        if watch.unanswered:
+            problems.append(watch.unanswered)
+        if watch.errors:
+            problems.append(self._errors_text(watch.errors))
+        if watch.end is None:
+            problems.append("the match did not end")
+        return problems
+
+    async def check_ordinary(self) -> tuple[CheckResult, MatchWatch | None]:
+        name = "ordinary turns"
+        assert self.relay is not None
+        since = len(self.relay.records)
+        started = await self._start_match({"initial_ms": 120_000, "increment_ms": 5_000})
+        if isinstance(started, str):
+            return CheckResult(name, False, started), None
+        watch = await self._watch(*started, since)
+        problems = self._turn_problems(watch)
+        detail = (f"answered {watch.answered} of {watch.requests} requests in a whole match "
+                  f"({self._summary(watch)})")
+        if problems:
+            return CheckResult(name, False, "; ".join(problems) + f" — {detail}"), watch
+        return CheckResult(name, True, f"{detail}, 0 errors, slowest answer "
+                                       f"{watch.slowest_s * 1000:.0f} ms"), watch
+
+    async def check_stale(self) -> tuple[CheckResult, MatchWatch | None]:
+        name = "stale request"
+        assert self.relay is not None
+        relay = self.relay
+        since = len(relay.records)
+        started = await self._start_match({"initial_ms": 120_000, "increment_ms": 5_000})
+        if isinstance(started, str):
+            return CheckResult(name, False, started), None
+        match_id, seat = started
+        state: dict[str, Any] = {"last": None, "count": 0, "stale": None, "fresh": None,
+                                 "at": 0}
+
+        def rewrite(conn: int, message: dict[str, Any]) -> list[tuple[dict[str, Any], bool]]:
+            if message.get("type") != "request" or message.get("match_id") != match_id:
+                return [(message, False)]
+            state["count"] += 1
+            last, state["last"] = state["last"], message
+            if state["stale"] is None and state["count"] >= 3 and last is not None and \
+                    last["request_id"] != message["request_id"]:
+                # The old request again, as a network that duplicates or delays would
+                # deliver it: the bot answered it already, and it is stale now.
+                state["stale"], state["fresh"] = last["request_id"], message["request_id"]
+                state["at"] = len(relay.records)  # where the copy will be recorded
+                return [(last, True), (message, False)]
+            return [(message, False)]
+
+        relay.rewrite = rewrite
+        try:
+            watch = await self._watch(match_id, seat, since)
+        finally:
+            relay.rewrite = None
+        if state["stale"] is None:
+            why = watch.unanswered or "the match ended"
+            return CheckResult(name, False, f"{why}, before a stale request could be "
+                                            f"delivered ({self._summary(watch)})"), watch
+        stale_answers = [r for r in relay.sent_by_bot("action", state["at"])
+                         if r.message.get("request_id") == state["stale"]]
+        fresh_answers = [r for r in relay.sent_by_bot("action", since)
+                         if r.message.get("request_id") == state["fresh"]]
+        stale_errors = [e for e in watch.errors if e.get("request_id") == state["stale"]
+                        and e.get("code") in ("stale_request", "not_your_turn")]
+        other_errors = [e for e in watch.errors if e not in stale_errors]
+        problems = []
+        if not fresh_answers:
+            problems.append(f"the open request {state['fresh']} was never answered")
+        if other_errors:
+            problems.append(self._errors_text(other_errors))
+        if watch.unanswered:
+            problems.append(watch.unanswered)
+        copy = (f"answered the stale copy too (refused as {stale_errors[0]['code']}, harmless;"
+                f" a careful bot skips requests it has answered)"
+                if stale_answers and stale_errors else
+                "answered the stale copy" if stale_answers else "ignored the stale copy")
+        if problems:
+            return CheckResult(name, False, "; ".join(problems) + f" ({copy})"), watch
+        return CheckResult(name, True, f"{copy} and answered the open request; the match "
+                                       f"went on to its end ({self._summary(watch)})"), watch
+
+    async def check_reconnect(self) -> tuple[CheckResult, MatchWatch | None]:
+        name = "reconnect"
+        assert self.relay is not None
+        relay = self.relay
+        since = len(relay.records)
+        started = await self._start_match({"initial_ms": 120_000, "increment_ms": 5_000})
+        if isinstance(started, str):
+            return CheckResult(name, False, started), None
+        match_id, seat = started
+        state: dict[str, Any] = {"count": 0, "cut": None, "conn": None, "at": 0.0}
+
+        def rewrite(conn: int, message: dict[str, Any]) -> list[tuple[dict[str, Any], bool]]:
+            if message.get("type") == "request" and message.get("match_id") == match_id \
+                    and state["cut"] is None:
+                state["count"] += 1
+                if state["count"] == 4:
+                    # Drop the connection with this request undelivered: the server must
+                    # re-send it after the resume, and the bot must answer it then.
+                    state["cut"], state["conn"] = message["request_id"], conn
+                    state["at"] = time.monotonic()
+                    relay.cut(conn)
+                    return []
+            return [(message, False)]
+
+        relay.rewrite = rewrite
+        try:
+            watch_task = asyncio.ensure_future(self._watch(match_id, seat, since))
+            cut_seen = await self._wait(lambda: state["cut"] is not None or watch_task.done(),
+                                        self.settings.answer_timeout * 3)
+            if not cut_seen or state["cut"] is None:
+                watch = await watch_task
+                why = watch.unanswered or "the match ended"
+                return CheckResult(name, False, f"{why}, before the connection could be cut "
+                                                f"({self._summary(watch)})"), watch
+            relay.rewrite = None
+            old_conn = state["conn"]
+            back = await self._wait(
+                lambda: any(r.conn > old_conn for r in relay.sent_by_bot("hello", since)),
+                self.settings.reconnect_timeout)
+            if not back:
+                await self.players[0].resign(match_id)
+                watch = await watch_task
+                watch.abandoned = True
+                return CheckResult(name, False, self._bot_exited() or
+                                   f"no new connection within "
+                                   f"{self.settings.reconnect_timeout:.0f} s after the drop"), \
+                    watch
+            hello = next(r for r in relay.sent_by_bot("hello", since) if r.conn > old_conn)
+            if hello.message.get("resume") != self.bot_session:
+                await self.players[0].resign(match_id)
+                watch = await watch_task
+                watch.abandoned = True
+                said = "without resume" if "resume" not in hello.message else \
+                    "with a resume token that is not its session's"
+                return CheckResult(name, False, f"it reconnected but said hello {said}: a new "
+                                                "session, so its seat in the match was "
+                                                "abandoned (it would forfeit)"), watch
+            watch = await watch_task
+        finally:
+            relay.rewrite = None
+        reanswer = [r for r in relay.sent_by_bot("action", since)
+                    if r.message.get("request_id") == state["cut"] and r.conn > state["conn"]]
+        problems = self._turn_problems(watch)
+        if not reanswer:
+            problems.insert(0, f"the re-sent request {state['cut']} was not answered")
+        if problems:
+            return CheckResult(name, False, "; ".join(problems)), watch
+        delay = hello.at - state["at"]
+        return CheckResult(name, True, f"resumed its session {delay:.1f} s after the drop, "
+                                       "answered the re-sent request (same request_id) and "
+                                       f"finished the match ({self._summary(watch)})"), watch
+
+    async def check_low_clock(self) -> tuple[CheckResult, MatchWatch | None]:
+        name = "clock running low"
+        assert self.relay is not None
+        since = len(self.relay.records)
+        clock = {"initial_ms": self.settings.low_clock_ms,
+                 "increment_ms": self.settings.low_clock_increment_ms}
+        started = await self._start_match(clock)
+        if isinstance(started, str):
+            return CheckResult(name, False, started), None
+        # Here the clock judges: the watchdog only catches a server that failed to.
+        watch = await self._watch(*started, since, answer_timeout=self.settings.answer_timeout
+                                  + clock["initial_ms"] / 1000)
+        outcome = (watch.end or {}).get("outcome") or {}
+        problems = self._turn_problems(watch)
+        ranks = outcome.get("ranks") or []
+        if outcome.get("reason") == "timeout" and watch.seat < len(ranks) and \
+                ranks[watch.seat] == max(ranks):
+            problems.insert(0, f"it ran out of time (bank {clock['initial_ms']} ms + "
+                               f"{clock['increment_ms']} ms per action)")
+        lowest = "-" if watch.lowest_clock_ms is None else f"{watch.lowest_clock_ms} ms"
+        detail = (f"{watch.answered} answers on a {clock['initial_ms']} ms bank "
+                  f"(+{clock['increment_ms']} ms per action), lowest clock seen {lowest}, "
+                  f"slowest answer {watch.slowest_s * 1000:.0f} ms ({self._summary(watch)})")
+        if problems:
+            detail = (f"{watch.answered} answers on a {clock['initial_ms']} ms bank "
+                      f"(+{clock['increment_ms']} ms per action), {self._summary(watch)}")
+        if problems:
+            return CheckResult(name, False, "; ".join(problems) + f" — {detail}"), watch
+        return CheckResult(name, True, detail), watch
+
+    async def check_match_end(self, watches: list[MatchWatch]) -> CheckResult:
+        name = "match end"
+        assert self.relay is not None
+        since = len(self.relay.records)
+        # One more match, ended by the opponent's resignation at its second request.
+        started = await self._start_match({"initial_ms": 120_000, "increment_ms": 5_000},
+                                          resign_at=2)
+        problems: list[str] = []
+        if isinstance(started, str):
+            problems.append(started)
+        else:
+            watch = await self._watch(*started, since)
+            watches = [*watches, watch]
+            if (watch.end or {}).get("outcome", {}).get("reason") != "resignation":
+                problems.append("the resigned match did not end by resignation")
+        watches = [w for w in watches if not w.abandoned]
+        delivered = [w for w in watches if w.end is not None and not w.end.get("undelivered")]
+        late = [(w, a) for w in watches for a in w.after_end]
+        if late:
+            w, action = late[0]
+            problems.append(f"it sent {len(late)} action(s) after match_end, e.g. for match "
+                            f"{w.match_id} request {action.get('request_id')}")
+        if len(delivered) < len(watches):
+            problems.append(f"{len(watches) - len(delivered)} match(es) had no match_end "
+                            "delivered to the bot")
+        ready = await self._wait(self._bot_available, self.settings.answer_timeout)
+        if not ready:
+            problems.append(self._bot_exited() or "after its last match it did not offer "
+                            "itself again (no free autoplay slot)")
+        reasons = ", ".join(sorted({str((w.end or {}).get("outcome", {}).get("reason"))
+                                    for w in delivered}))
+        detail = (f"{len(delivered)} matches ended ({reasons}); nothing sent after match_end; "
+                  "ready for the next match each time")
+        if problems:
+            return CheckResult(name, False, "; ".join(problems))
+        return CheckResult(name, True, detail)
+
+    async def run(self) -> Report:
+        results = self.report.results
+        names = ["ordinary turns", "stale request", "reconnect", "clock running low",
+                 "match end"]
+        connect_result = await self.check_connect()
+        results.append(connect_result)
+        if not connect_result.passed:
+            results += [CheckResult(n, None, "not run: the bot did not connect") for n in names]
+            return self.report
+        watches: list[MatchWatch] = []
+        for check in (self.check_ordinary, self.check_stale, self.check_reconnect,
+                      self.check_low_clock):
+            result, watch = await check()
+            results.append(result)
+            if watch is not None:
+                watches.append(watch)
+            if self._bot_exited():
+                break
+        results.append(await self.check_match_end(watches))
+        done = {r.name for r in results}
+        results += [CheckResult(n, None, "not run: " + (self._bot_exited() or "stopped"))
+                    for n in names if n not in done]
+        return self.report
+
+
+async def check_bot(command: Sequence[str], settings: CheckSettings,
+                    workdir: Path | None = None) -> Report:
+    """Run every check on the bot that ``command`` starts; returns the report."""
+    if not command:
+        raise ValueError("no bot command given")
+    with tempfile.TemporaryDirectory(prefix="arena-check-bot-") as tmp:
+        checker = Checker(command, settings, Path(workdir or tmp))
+        try:
+            await checker.start()
+            return await checker.run()
+        finally:
+            await checker.close()
+
+
+__all__ = ["BOT_ACCOUNT", "CheckResult", "CheckSettings", "Report", "check_bot"]

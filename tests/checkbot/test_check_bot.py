@@ -1,0 +1,94 @@
+"""``arena check-bot`` judged on bots whose behaviour we know: the Python random bot (over
+msgpack) and the Node.js random bot pass every check; deliberately broken bots fail exactly
+the checks they should, with a report that says why."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from server.checkbot import CheckSettings, Report, check_bot
+from tests.clients_js.node_kit import ARENA, ensure_node_kit, node
+
+HERE = Path(__file__).resolve().parent
+BROKEN = [sys.executable, str(HERE / "broken_bot.py")]
+CHECKS = ["connect", "ordinary turns", "stale request", "reconnect", "clock running low",
+          "match end"]
+# Short timeouts: the broken bots make the checker wait for them.
+FAST = CheckSettings(game="battleline", connect_timeout=30, answer_timeout=1.0,
+                     reconnect_timeout=3.0, seed=5)
+
+
+def verdicts(report: Report) -> dict[str, bool | None]:
+    return {r.name: r.passed for r in report.results}
+
+
+def detail(report: Report, name: str) -> str:
+    return next(r.detail for r in report.results if r.name == name)
+
+
+async def test_python_random_bot_over_msgpack_passes_every_check() -> None:
+    command = [str(ARENA), "bot", "random", "--game", "{game}", "--server", "{server}",
+               "--token", "{token}", "--encoding", "msgpack", "--log-level", "warning"]
+    report = await check_bot(command, FAST)
+    assert verdicts(report) == dict.fromkeys(CHECKS, True), report.text()
+    assert report.passed
+    text = report.text()
+    assert "PASS ordinary turns: answered" in text and "0 errors" in text
+    assert "PASS reconnect: resumed its session" in text
+    assert text.endswith("6 of 6 checks passed")
+    # The placeholders were filled in: the bot played as the checked account.
+    assert "as checked-bot (bot)" in detail(report, "connect")
+
+
+async def test_node_random_bot_passes_every_check_and_skips_the_stale_copy() -> None:
+    kit = ensure_node_kit()
+    report = await check_bot([node(), str(kit / "examples" / "random-bot.js")],
+                             CheckSettings(game="chexers", seed=6))
+    assert verdicts(report) == dict.fromkeys(CHECKS, True), report.text()
+    assert detail(report, "stale request").startswith("ignored the stale copy")
+    assert "connected to ws://" in report.bot_output  # it was told where to connect
+
+
+async def test_a_bot_answering_with_a_wrong_request_id_fails_its_turns() -> None:
+    report = await check_bot([*BROKEN, "wrong-id"], FAST)
+    found = verdicts(report)
+    assert found["connect"] is True
+    for name in ("ordinary turns", "stale request", "reconnect", "clock running low"):
+        assert found[name] is False, report.text()
+    assert "no answer to request" in detail(report, "ordinary turns")
+    assert "stale_request" in detail(report, "ordinary turns")
+    assert "ran out of time" in detail(report, "clock running low")
+    assert not report.passed
+    assert "FAIL ordinary turns: " in report.text()
+
+
+async def test_a_bot_that_does_not_resume_fails_only_the_reconnect() -> None:
+    report = await check_bot([*BROKEN, "no-resume"], FAST)
+    expected = dict.fromkeys(CHECKS, True)
+    expected["reconnect"] = False
+    assert verdicts(report) == expected, report.text()
+    assert "said hello without resume" in detail(report, "reconnect")
+    # It answers a re-delivered old request again; the server refuses it, no harm done.
+    assert "answered the stale copy too (refused as stale_request" in \
+        detail(report, "stale request")
+
+
+def test_the_command_reports_a_bot_that_exits_and_fails_with_status_1() -> None:
+    done = subprocess.run(
+        [str(ARENA), "check-bot", "--game", "battleline", "--connect-timeout", "20", "--",
+         *BROKEN, "crash"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1] == "FAIL connect: the bot process exited with status 3"
+    assert [line.split(":")[0] for line in lines[2:7]] == [f"SKIP {n}" for n in CHECKS[1:]]
+    assert "0 of 6 checks passed" in lines
+    assert "  | broken bot: giving up at once" in lines
+
+
+def test_the_command_needs_a_bot_command() -> None:
+    done = subprocess.run([str(ARENA), "check-bot", "--game", "battleline"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "give the bot's command after --" in done.stderr

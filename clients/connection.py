@@ -448,6 +448,34 @@ class Connection:
     async def get_replay(self, match_id: str) -> Message:
         return await self.request("get_replay", match_id=match_id)
 
+    # ---- the bot ladder --------------------------------------------------------------------
+
+    async def ladder_join(self, game: str, bot: str, version: str, max_matches: int = 1, *,
+                          seed_from_version: str | None = None) -> Message:
+        """Put ``bot`` at ``version`` on ``game``'s ladder, ``max_matches`` at once; returns
+        ``ladder_joined``. Ladder matches then arrive as ``match_start`` in the stream."""
+        return await self.request("ladder_join", game=game, bot=bot, version=version,
+                                  max_matches=max_matches, seed_from_version=seed_from_version)
+
+    async def ladder_leave(self, game: str) -> None:
+        await self.request("ladder_leave", game=game)
+
+    async def get_leaderboard(self, game: str, limit: int | None = None) -> list[Message]:
+        """The ladder's ``LadderEntry`` objects, best first."""
+        return list((await self.request("get_leaderboard", game=game, limit=limit))["entries"])
+
+    async def get_rating_history(self, game: str, bot: str, *, version: str | None = None,
+                                 account: str | None = None,
+                                 limit: int | None = None) -> Message:
+        """The ``rating_history`` of one bot version (default: its latest)."""
+        return await self.request("get_rating_history", game=game, bot=bot, version=version,
+                                  account=account, limit=limit)
+
+    async def list_ladder_matches(self, game: str, limit: int | None = None) -> list[Message]:
+        """Recent ``LadderMatch`` objects, newest first (replays: :meth:`get_replay`)."""
+        reply = await self.request("list_ladder_matches", game=game, limit=limit)
+        return list(reply["matches"])
+
     async def resign(self, match_id: str) -> None:
         """Resign (fire and forget): the ``match_end`` arrives in the stream."""
         await self.send({"type": "resign", "match_id": match_id,

@@ -47,7 +47,7 @@ from protocol.messages import Encoding
 from protocol.session import CLIENT_NAME
 
 Message = dict[str, Any]
-Mode = Literal["autoplay", "seek"]
+Mode = Literal["autoplay", "seek", "ladder"]
 
 
 class Bot(Protocol):
@@ -80,7 +80,10 @@ class BotRunner:
 
     ``mode="autoplay"`` offers the bot for ``games`` with ``max_matches`` at once (the server
     seats it); ``mode="seek"`` keeps up to ``max_matches`` seeks/matches going, round-robin
-    over ``games`` (``options``, ``clock`` and ``seats`` go into each seek). ``matches``
+    over ``games`` (``options``, ``clock`` and ``seats`` go into each seek);
+    ``mode="ladder"`` puts the bot on the ladder of each of ``games`` as ``ladder_bot`` at
+    ``ladder_version`` (optionally seeded from ``seed_from_version``), ``max_matches`` at
+    once (the server pairs it; the cap counts every match of the connection). ``matches``
     stops the run after that many finished matches (``None``: run until :meth:`stop` or the
     connection is lost for good).
     """
@@ -91,11 +94,13 @@ class BotRunner:
                  options: Mapping[str, Any] | None = None,
                  clock: Mapping[str, int] | None = None, seats: int | None = None,
                  reconnect: ReconnectPolicy = DEFAULT_RECONNECT,
-                 client: str = CLIENT_NAME, seed: int | None = None) -> None:
+                 client: str = CLIENT_NAME, seed: int | None = None,
+                 ladder_bot: str | None = None, ladder_version: str = "1",
+                 seed_from_version: str | None = None) -> None:
         if not games:
             raise ValueError("a bot runner needs at least one game")
-        if mode not in ("autoplay", "seek"):
-            raise ValueError(f"mode must be 'autoplay' or 'seek', not {mode!r}")
+        if mode not in ("autoplay", "seek", "ladder"):
+            raise ValueError(f"mode must be 'autoplay', 'seek' or 'ladder', not {mode!r}")
         if max_matches < 1:
             raise ValueError("max_matches must be at least 1")
         self.bot = bot
@@ -106,6 +111,9 @@ class BotRunner:
         self.options = options
         self.clock = clock
         self.seats = seats
+        self.ladder_bot = ladder_bot or name or type(bot).__name__
+        self.ladder_version = ladder_version
+        self.seed_from_version = seed_from_version
         self.stats = RunnerStats()
         self.conn = Connection(url, token=token, name=name, encoding=encoding, client=client,
                                reconnect=reconnect)
@@ -262,6 +270,15 @@ class BotRunner:
                 await self.conn.autoplay(self.games, self.max_matches)
                 self.log.info("autoplay_offered", games=self.games,
                               max_matches=self.max_matches)
+                return
+            if self.mode == "ladder":
+                for game in self.games:
+                    joined = await self.conn.ladder_join(
+                        game, self.ladder_bot, self.ladder_version, self.max_matches,
+                        seed_from_version=self.seed_from_version)
+                    self.log.info("ladder_joined", game=game, bot=self.ladder_bot,
+                                  version=self.ladder_version, new=joined.get("new"),
+                                  rank=joined.get("entry", {}).get("rank"))
                 return
             while self._seeks_wanted() > 0:
                 game = self.games[self._next_game % len(self.games)]

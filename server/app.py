@@ -40,6 +40,7 @@ from protocol.messages import SUBPROTOCOLS
 from server import http
 from server.connection import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES, Connection
 from server.games import available_games, available_names
+from server.ladder import LadderService, LadderSettings
 from server.live import LiveMatch
 from server.lobby import Lobby, LobbyError, MatchSpec
 from server.render import SeatInfo, StoredMatch, render_for
@@ -74,9 +75,10 @@ class ArenaServer:
                  grace_s: float = DEFAULT_GRACE_S,
                  send_queue_messages: int = DEFAULT_MAX_MESSAGES,
                  send_queue_bytes: int = DEFAULT_MAX_BYTES,
-                 seeds: Callable[[], int] | None = None) -> None:
+                 seeds: Callable[[], int] | None = None,
+                 ladder: LadderSettings | None = None) -> None:
         """``seeds`` makes match seeds (default: 63 random bits each); tests pass their own
-        to replay a run."""
+        to replay a run. ``ladder`` configures the bot ladder (default: one per game)."""
         self.store = store
         self._new_seed = seeds or (lambda: secrets.randbits(63))
         self.limits = limits
@@ -102,6 +104,8 @@ class ArenaServer:
             "spectate": self._spectate, "leave": self._leave, "action": self._action,
             "resign": self._resign, "get_replay": self._get_replay,
         }
+        self.ladder = LadderService(self, ladder)
+        self._handlers.update(self.ladder.handlers())
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -124,6 +128,7 @@ class ArenaServer:
         sockname = next(iter(self._server.sockets)).getsockname()
         self.host, self.port = sockname[0], sockname[1]
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        await self.ladder.start()
         log.info("listening", host=self.host, port=self.port, version=self.version)
 
     @property
@@ -136,6 +141,7 @@ class ArenaServer:
 
     async def close(self) -> None:
         """Stop listening, close every connection, flush storage (the store stays open)."""
+        await self.ladder.close()
         if self._sweeper is not None:
             self._sweeper.cancel()
         if self._server is not None:
@@ -309,6 +315,7 @@ class ArenaServer:
         for session in live.seating:
             session.seats.pop(live.match_id, None)
         self.recent[live.match_id] = live
+        self.ladder.match_ended(live)
         while len(self.recent) > RECENT_MATCHES:
             _, old = self.recent.popitem(last=False)
             for session in old.spectators:

@@ -9,6 +9,8 @@ Routes (GET only; each response closes its connection):
 * ``/api/matches``        — live matches, then finished ones from storage (newest first)
 * ``/api/matches/<id>``   — a live match: its public summary only; a finished match: its
   summary and its replay record (actions included, never the seed)
+* ``/api/ladder``         — the bot ladders; ``/api/ladder/<game>``: leaderboard and recent
+  matches; ``/api/ladder/<game>/<account>/<bot>/<version>``: one bot version's rating history
 """
 
 from __future__ import annotations
@@ -80,6 +82,9 @@ async def route(server: ArenaServer, connection: ServerConnection, request: Requ
         rows = await asyncio.to_thread(server.store.list_matches, limit=200)
         stored = [row.summary() for row in rows if row.id not in shown]
         return _json(connection, {"matches": live + stored})
+    if path == "/api/ladder" or path.startswith("/api/ladder/"):
+        status, body = await server.ladder.http_get(path)
+        return _json(connection, body, status)
     if path.startswith("/api/matches/"):
         match_id = path[len("/api/matches/"):]
         live = server.find_match(match_id)

@@ -27,7 +27,7 @@ import secrets
 import sqlite3
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -265,11 +265,23 @@ class SqliteStore(Store):
                 elif kind == "account":
                     conn.execute("INSERT INTO accounts (name, kind, token_hash, created_at) "
                                  "VALUES (?,?,?,?)", params)
+                elif kind == "call":
+                    params(conn)  # an extension's write (the ladder's), in queue order
 
     def _put(self, op: Any) -> None:
         if self._closed:
             raise StoreError("the store is closed")
         self._queue.put(op)
+
+    def write_later(self, write: Callable[[sqlite3.Connection], None]) -> None:
+        """Queue ``write(connection)`` for the writer thread, in order with every other
+        queued write; it runs inside the batch's transaction (so one call is atomic). For
+        modules that keep their own tables in this file (the ladder)."""
+        self._put(("call", "", write))
+
+    def query(self, sql: str, params: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
+        """Read committed rows with the store's reader connection."""
+        return self._read(sql, params)
 
     def flush(self) -> None:
         marker = _Flush()

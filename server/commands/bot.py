@@ -4,6 +4,7 @@
 
     arena bot random --game battleline --server ws://127.0.0.1:8765/ws --token TOKEN
     arena bot random --games battleline,chexers --encoding msgpack --max-matches 4 --seek
+    arena bot deep-barca --ladder battleline --version 2 --seed-from 1 --token TOKEN
 
 NAME is a registered bot (``clients.bots.names()``) or ``module:attribute``. The bot is
 offered for autoplay (the server seats it) unless ``--seek`` is given. Logs are structlog
@@ -41,6 +42,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      help="let the server seat the bot (default)")
     how.add_argument("--seek", dest="mode", action="store_const", const="seek",
                      help="seek matches instead")
+    how.add_argument("--ladder", metavar="GAME[,GAME]", default=None,
+                     help="join these games' ladders (rated matches; needs --token)")
+    p.add_argument("--version", default="1", help="ladder: the bot's version (default 1)")
+    p.add_argument("--seed-from", default=None, metavar="VERSION",
+                   help="ladder: a new version starts from this version's rating")
+    p.add_argument("--bot-name", default=None,
+                   help="ladder: the bot's name on the leaderboard (default: NAME)")
     p.set_defaults(mode="autoplay")
     p.add_argument("--seats", type=int, default=None, help="seats per sought match")
     p.add_argument("--clock", default=None,
@@ -71,6 +79,9 @@ def _json_arg(text: str | None, what: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)  # the server's set-up: JSON lines on stderr
+    if args.ladder:
+        args.mode = "ladder"
+        args.games = ",".join(filter(None, [args.games, args.ladder]))
     games = games_of(args)
     if not games:
         print("arena bot: name at least one game with --game or --games", file=sys.stderr)
@@ -87,7 +98,9 @@ def run(args: argparse.Namespace) -> int:
         encoding=args.encoding, mode=args.mode, max_matches=args.max_matches,
         matches=args.matches, options=_json_arg(args.options, "options"),
         clock=_json_arg(args.clock, "clock"), seats=args.seats, seed=args.seed,
-        reconnect=NO_RECONNECT if args.no_reconnect else DEFAULT_RECONNECT)
+        reconnect=NO_RECONNECT if args.no_reconnect else DEFAULT_RECONNECT,
+        ladder_bot=args.bot_name or args.name, ladder_version=args.version,
+        seed_from_version=args.seed_from)
     try:
         stats = asyncio.run(runner.run())
     except ArenaError as exc:

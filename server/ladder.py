@@ -1,0 +1,468 @@
+"""The bot ladder inside the server: who is on it, the scheduler task, rating matches.
+
+:class:`LadderService` belongs to one :class:`~server.app.ArenaServer`. It
+
+* answers the ladder messages (``ladder_join``, ``ladder_leave``, ``get_leaderboard``,
+  ``get_rating_history``, ``list_ladder_matches``; :meth:`LadderService.handlers`) and the
+  HTTP JSON under ``/api/ladder`` (:meth:`LadderService.http_get`);
+* runs the scheduler: an asyncio task that, whenever something changed (a bot joined, a
+  match ended) and at least every ``interval_s``, asks :func:`server.scheduler.plan` which
+  matches to start among the connected ladder bots and starts them through the server like
+  any other match (a clock is mandatory; the game's default options);
+* rates each ladder match when it ends (:meth:`LadderService.match_ended`): a finished match
+  (including a crash, timeout, disconnect or resignation, which the match runner already
+  turned into a loss) updates every seat's rating at once in the :class:`LadderBook`; a
+  match voided by a server fault is recorded and changes nothing;
+* keeps everything in the server's SQLite file (:class:`~server.ladder_store.LadderStore`):
+  a restarted server loads the book as it was and voids the ladder matches that were cut off.
+
+The clock (``now``, seconds since the epoch by default) and the scheduler's random generator
+are injected, so tests can drive the service deterministically.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+import structlog
+
+from engine import registry
+from server.games import available_names
+from server.ladder_book import DEFAULT_MIN_GAMES, Entity, LadderBook
+from server.ladder_store import LadderMatchRow, LadderStore
+from server.lobby import LobbyError, MatchSpec
+from server.ratings import Rating
+from server.render import Clock
+from server.scheduler import Candidate, PairLog, Policy, plan
+from server.sessions import Session
+from server.storage import SqliteStore, utc_now
+
+if TYPE_CHECKING:
+    from server.app import ArenaServer
+    from server.connection import Connection
+    from server.live import LiveMatch
+
+log = structlog.get_logger("arena.ladder")
+
+DEFAULT_CLOCK = Clock(60_000, 1_000)
+MAX_LIST = 200
+
+Handler = Callable[["Connection", Session, dict[str, Any]], Awaitable[None] | None]
+
+
+@dataclass(frozen=True)
+class GameLadder:
+    """How one game's ladder runs: seats per match, the clock, options, pairing policy."""
+
+    game: str
+    num_seats: int
+    clock: Clock = DEFAULT_CLOCK
+    options: Mapping[str, Any] = field(default_factory=dict)
+    window: int = 3
+    pair_cap_per_hour: int = 12
+
+    @property
+    def policy(self) -> Policy:
+        return Policy(self.num_seats, self.window, self.pair_cap_per_hour)
+
+    def spec(self) -> MatchSpec:
+        return MatchSpec.parse(self.game, dict(self.options), self.clock.to_json(),
+                               self.num_seats)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game, "num_seats": self.num_seats, "clock": self.clock.to_json(),
+                "options": dict(self.options), "window": self.window,
+                "pair_cap_per_hour": self.pair_cap_per_hour}
+
+
+@dataclass(frozen=True)
+class LadderSettings:
+    """``games``: the ladders by game name; ``None`` runs one for every game the server has,
+    with the game's fewest seats, ``clock``, ``window`` and ``pair_cap_per_hour``."""
+
+    games: Mapping[str, GameLadder] | None = None
+    clock: Clock = DEFAULT_CLOCK
+    window: int = 3
+    pair_cap_per_hour: int = 12
+    min_games: int = DEFAULT_MIN_GAMES
+    interval_s: float = 1.0
+    seed: int | None = None
+
+
+@dataclass(eq=False)
+class Joined:
+    """A bot version on a ladder, through one session."""
+
+    session: Session
+    entity: Entity
+    max_matches: int
+
+
+@dataclass(frozen=True)
+class LadderLive:
+    """A ladder match under way."""
+
+    match_id: str
+    game: str
+    entities: tuple[int, ...]
+
+
+class LadderService:
+    def __init__(self, server: ArenaServer, settings: LadderSettings | None = None, *,
+                 now: Callable[[], float] = time.time,
+                 rng: random.Random | None = None) -> None:
+        self.server = server
+        self.settings = settings or LadderSettings()
+        self.now = now
+        self.rng = rng or random.Random(self.settings.seed)
+        self.book = LadderBook()
+        self.pair_log = PairLog()
+        self.store: LadderStore | None = None
+        self.live: dict[str, LadderLive] = {}
+        self.started_matches = 0
+        self.rated_matches = 0
+        self.void_matches = 0
+        self._joined: dict[str, dict[int, Joined]] = {}   # game -> entity id -> joined
+        self._ladders: dict[str, GameLadder] = {}
+        self._kick = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    # ---- lifecycle -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Load the books (voiding ladder matches an earlier server left live) and start the
+        scheduler. A store that is not SQLite runs the ladder in memory only."""
+        if isinstance(self.server.store, SqliteStore):
+            self.store = await asyncio.to_thread(LadderStore, self.server.store)
+            voided = await asyncio.to_thread(self.store.void_live)
+            if voided:
+                log.warning("interrupted_ladder_matches_voided", count=voided)
+            self.book = await asyncio.to_thread(self.store.load_book)
+            since = self.now() - self.pair_log.span_s
+            for row in await asyncio.to_thread(self.store.matches):
+                if row.started > since:
+                    self.pair_log.add(row.entities, row.started)
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="arena-ladder")
+        log.info("ladder_started", entities=len(self.book.entities), seq=self.book.seq)
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    def kick(self) -> None:
+        """Something changed: schedule soon."""
+        self._kick.set()
+
+    async def _run(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._kick.wait(), self.settings.interval_s)
+            self._kick.clear()
+            try:
+                self.schedule()
+            except Exception:  # the scheduler must outlive any one bad round
+                log.exception("ladder_schedule_failed")
+
+    # ---- configuration ---------------------------------------------------------------------
+
+    def ladder_for(self, game: Any) -> GameLadder:
+        """The ladder of ``game``; raises ``not_found`` when there is none."""
+        name = str(game)
+        ladder = self._ladders.get(name)
+        if ladder is not None:
+            return ladder
+        configured = self.settings.games
+        if configured is not None:
+            ladder = configured.get(name)
+        elif name in available_names():
+            info = registry.get(name).info
+            ladder = GameLadder(name, info.min_seats, self.settings.clock, {},
+                                self.settings.window, self.settings.pair_cap_per_hour)
+        if ladder is None:
+            raise LobbyError("not_found", f"no ladder for {name!r}")
+        ladder.spec()  # fail loudly on a bad configuration (clock, options, seats)
+        self._ladders[name] = ladder
+        return ladder
+
+    def games(self) -> list[GameLadder]:
+        names = (list(self.settings.games) if self.settings.games is not None
+                 else available_names())
+        return [self.ladder_for(name) for name in names]
+
+    # ---- scheduling ------------------------------------------------------------------------
+
+    def joined(self, game: str) -> list[Joined]:
+        return list(self._joined.get(game, {}).values())
+
+    def schedule(self) -> list[str]:
+        """Start every match the scheduler wants now; returns their match ids."""
+        started: list[str] = []
+        for game, joined in list(self._joined.items()):
+            # Sessions the server has forgotten (gone for good) leave the ladder.
+            for entity_id, j in list(joined.items()):
+                if self.server.sessions.get(j.session.token) is not j.session:
+                    del joined[entity_id]
+            if len(joined) < 2:
+                continue
+            ladder = self.ladder_for(game)
+            now = self.now()
+            candidates = [self._candidate(j, ladder.num_seats) for j in joined.values()
+                          if j.session.connected]
+            for pairing in plan(candidates, ladder.policy, self.pair_log, now, self.rng):
+                started.append(self._start(ladder, [joined[e] for e in pairing.seats], now))
+        return started
+
+    def _candidate(self, j: Joined, num_seats: int) -> Candidate:
+        standing = self.book.standings[j.entity.id]
+        counts = (standing.seat_counts + [0] * num_seats)[:num_seats]
+        return Candidate(j.entity.id, j.entity.account,
+                         free=j.max_matches - len(j.session.seats), games=standing.started,
+                         ordinal=standing.rating.ordinal, last_played=standing.last_played,
+                         seat_counts=tuple(counts))
+
+    def _start(self, ladder: GameLadder, seating: list[Joined], now: float) -> str:
+        entities = tuple(j.entity.id for j in seating)
+        before = [self.book.standings[e].rating for e in entities]
+        self.book.started(entities, now)
+        live = self.server.start_match(ladder.spec(), [j.session for j in seating])
+        self.live[live.match_id] = LadderLive(live.match_id, ladder.game, entities)
+        self.started_matches += 1
+        if self.store is not None:
+            self.store.save_start(live.match_id, ladder.game, entities, before, now,
+                                  live.started_at)
+        log.info("ladder_match", match_id=live.match_id, game=ladder.game,
+                 seats=[f"{j.entity.account}/{j.entity.bot}@{j.entity.version}"
+                        for j in seating])
+        if live.ended_at is not None:  # it ended while starting (a fault at the deal)
+            self.match_ended(live)
+        return live.match_id
+
+    # ---- results -----------------------------------------------------------------------------
+
+    def match_ended(self, live: LiveMatch) -> None:
+        """Rate (or void) a ladder match that just ended; other matches are ignored."""
+        ladder_match = self.live.pop(live.match_id, None)
+        if ladder_match is None:
+            return
+        try:
+            self._record(ladder_match, live)
+        except Exception:
+            log.exception("ladder_result_failed", match_id=live.match_id)
+        self.kick()
+
+    def _record(self, ladder_match: LadderLive, live: LiveMatch) -> None:
+        runner = live.runner
+        outcome = runner.outcome
+        ended_at = live.ended_at or utc_now()
+        if (runner.status == "over" and outcome is not None
+                and len(outcome.ranks) == len(ladder_match.entities)):
+            result = self.book.rate(live.match_id, ladder_match.entities, outcome.ranks)
+            self.rated_matches += 1
+            if self.store is not None:
+                self.store.save_rated(result, outcome.reason, ended_at,
+                                      [self.book.standings[e] for e in result.entities])
+            log.info("ladder_rated", match_id=live.match_id, ranks=list(outcome.ranks),
+                     reason=outcome.reason, seq=result.seq)
+            return
+        self.void_matches += 1
+        if self.store is not None:
+            self.store.save_void(live.match_id,
+                                 "void" if outcome is None else outcome.reason, ended_at)
+        log.warning("ladder_void", match_id=live.match_id, status=runner.status)
+
+    # ---- protocol handlers -------------------------------------------------------------------
+
+    def handlers(self) -> dict[str, Handler]:
+        return {"ladder_join": self._join, "ladder_leave": self._leave,
+                "get_leaderboard": self._leaderboard,
+                "get_rating_history": self._rating_history,
+                "list_ladder_matches": self._list_matches}
+
+    def _join(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        if session.kind == "guest":
+            raise LobbyError("unauthorized",
+                             "only accounts can join a ladder: say hello with a token")
+        ladder = self.ladder_for(msg["game"])
+        bot, version = str(msg["bot"]).strip(), str(msg["version"]).strip()
+        if not bot or not version:
+            raise LobbyError("bad_request", "bot and version must not be empty")
+        entity = self.book.find(ladder.game, session.name, bot, version)
+        new = entity is None
+        if entity is None:
+            seed_id = None
+            seed_version = msg.get("seed_from_version")
+            if seed_version is not None:
+                seed = self.book.find(ladder.game, session.name, bot, seed_version)
+                if seed is None:
+                    raise LobbyError("not_found", f"no version {seed_version!r} of {bot!r} "
+                                                  f"to seed from")
+                seed_id = seed.id
+            entity = self.book.add_entity(ladder.game, session.name, bot, version,
+                                          seeded_from=seed_id, created_at=utc_now())
+            if self.store is not None:
+                self.store.save_entity(entity, self.book.standings[entity.id].rating)
+            log.info("ladder_entity", game=ladder.game, account=session.name, bot=bot,
+                     version=version, seeded_from=seed_id)
+        joined = self._joined.setdefault(ladder.game, {})
+        for entity_id, j in list(joined.items()):
+            if j.session is session or entity_id == entity.id:
+                del joined[entity_id]
+        joined[entity.id] = Joined(session, entity, int(msg["max_matches"]))
+        seeded = (None if entity.seeded_from is None
+                  else self.book.entities[entity.seeded_from].version)
+        conn.protocol.reply(msg, {
+            "type": "ladder_joined", "game": ladder.game, "bot": bot, "version": version,
+            "account": session.name, "max_matches": int(msg["max_matches"]), "new": new,
+            "seeded_from": seeded, "entry": self._entry(entity.id)})
+        self.kick()
+
+    def _leave(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        joined = self._joined.get(str(msg["game"]), {})
+        mine = [e for e, j in joined.items() if j.session is session]
+        if not mine:
+            raise LobbyError("not_found", "this session is not on that ladder")
+        for entity_id in mine:
+            del joined[entity_id]
+        conn.protocol.reply(msg, {"type": "ok"})
+
+    def _leaderboard(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        ladder = self.ladder_for(msg["game"])
+        conn.protocol.reply(msg, {"type": "leaderboard", "game": ladder.game,
+                                  "min_games": self.settings.min_games,
+                                  "entries": self.leaderboard(ladder.game, msg.get("limit"))})
+
+    async def _rating_history(self, conn: Connection, session: Session, msg: dict[str, Any]
+                              ) -> None:
+        ladder = self.ladder_for(msg["game"])
+        entity = self.resolve(ladder.game, msg.get("account"), str(msg["bot"]),
+                              msg.get("version"))
+        conn.protocol.reply(msg, await self.rating_history(entity, msg.get("limit")))
+
+    async def _list_matches(self, conn: Connection, session: Session, msg: dict[str, Any]
+                            ) -> None:
+        ladder = self.ladder_for(msg["game"])
+        matches = await self.recent_matches(ladder.game, msg.get("limit") or 50)
+        conn.protocol.reply(msg, {"type": "ladder_matches", "game": ladder.game,
+                                  "matches": matches})
+
+    # ---- reading -----------------------------------------------------------------------------
+
+    def online(self, entity_id: int) -> bool:
+        entity = self.book.entities[entity_id]
+        j = self._joined.get(entity.game, {}).get(entity_id)
+        return j is not None and j.session.connected
+
+    def _entry(self, entity_id: int) -> dict[str, Any]:
+        entry = self.book.rank_of(entity_id, self.settings.min_games)
+        entry["online"] = self.online(entity_id)
+        return entry
+
+    def leaderboard(self, game: str, limit: int | None = None) -> list[dict[str, Any]]:
+        """``LadderEntry`` objects, best ordinal first."""
+        rows = self.book.leaderboard(game, self.settings.min_games, limit)
+        by_key = {(e.account, e.bot, e.version): e.id for e in self.book.entities.values()
+                  if e.game == game}
+        for row in rows:
+            row["online"] = self.online(by_key[(row["account"], row["bot"], row["version"])])
+        return rows
+
+    def resolve(self, game: str, account: str | None, bot: str, version: str | None
+                ) -> Entity:
+        """The entity a history request names; raises ``not_found``/``bad_request``."""
+        versions = self.book.versions(game, account, bot)
+        if not versions:
+            raise LobbyError("not_found", f"no bot {bot!r} on the {game} ladder")
+        if len({e.account for e in versions}) > 1:
+            raise LobbyError("bad_request", f"several accounts run a bot named {bot!r}: "
+                                            "name the account")
+        if version is None:
+            return max(versions, key=lambda e: e.id)
+        for entity in versions:
+            if entity.version == version:
+                return entity
+        raise LobbyError("not_found", f"no version {version!r} of {bot!r}")
+
+    async def rating_history(self, entity: Entity, limit: int | None = None
+                             ) -> dict[str, Any]:
+        """The ``rating_history`` message of one entity."""
+        points: list[dict[str, Any]] = []
+        store = self.store
+        if store is not None:
+            def read() -> list[dict[str, Any]]:
+                store.store.flush()  # what this server rated so far is committed first
+                return store.history(entity.id, limit)
+            points = await asyncio.to_thread(read)
+        return {"type": "rating_history", "game": entity.game, **entity.label(),
+                "points": points}
+
+    async def recent_matches(self, game: str, limit: int = 50) -> list[dict[str, Any]]:
+        """``LadderMatch`` objects, newest first."""
+        store = self.store
+        if store is None:
+            return []
+        limit = max(1, min(MAX_LIST, int(limit)))
+
+        def read() -> list[LadderMatchRow]:
+            store.store.flush()
+            return store.matches(game=game, limit=limit)
+
+        return [self.match_json(row) for row in await asyncio.to_thread(read)]
+
+    def match_json(self, row: LadderMatchRow) -> dict[str, Any]:
+        seats = []
+        for seat, entity_id in enumerate(row.entities):
+            entity = self.book.entities.get(entity_id)
+            label = entity.label() if entity else {"account": "?", "bot": "?", "version": "?"}
+            seats.append({
+                "seat": seat, **label,
+                "rank": None if row.ranks is None else row.ranks[seat],
+                "ordinal_before": _ordinal(row.before, seat),
+                "ordinal_after": _ordinal(row.after, seat)})
+        return {"match_id": row.match_id, "game": row.game, "status": row.status,
+                "reason": row.reason, "started_at": row.started_at, "ended_at": row.ended_at,
+                "seats": seats}
+
+    # ---- HTTP --------------------------------------------------------------------------------
+
+    async def http_get(self, path: str) -> tuple[int, dict[str, Any]]:
+        """``/api/ladder``, ``/api/ladder/<game>``,
+        ``/api/ladder/<game>/<account>/<bot>/<version>``: (status, JSON body)."""
+        parts = [unquote(p) for p in path.split("/")[3:] if p]
+        try:
+            if not parts:
+                return 200, {"ladders": [
+                    {**ladder.to_json(),
+                     "entities": sum(1 for e in self.book.entities.values()
+                                     if e.game == ladder.game),
+                     "online": sum(1 for j in self.joined(ladder.game) if j.session.connected)}
+                    for ladder in self.games()]}
+            ladder = self.ladder_for(parts[0])
+            if len(parts) == 1:
+                return 200, {**ladder.to_json(), "min_games": self.settings.min_games,
+                             "leaderboard": self.leaderboard(ladder.game),
+                             "matches": await self.recent_matches(ladder.game, 20)}
+            if len(parts) == 4:
+                entity = self.resolve(ladder.game, parts[1], parts[2], parts[3])
+                history = await self.rating_history(entity)
+                del history["type"]
+                return 200, history
+        except LobbyError as exc:
+            return (404 if exc.code == "not_found" else 400), {"error": exc.code,
+                                                                "message": exc.message}
+        return 404, {"error": "not_found", "message": f"nothing at {path}"}
+
+
+def _ordinal(ratings: list[Rating] | None, seat: int) -> float | None:
+    if ratings is None or seat >= len(ratings):
+        return None
+    return ratings[seat].ordinal

@@ -211,6 +211,12 @@ class ServerSession:
             details={"rate_per_s": self.limits.rate_per_s, "burst": self.limits.burst}))
         return False
 
+    def refund(self) -> None:
+        """Give back the token the last message spent. For messages the server asked for
+        (an ``action`` answering an open request): a fast bot must never be rate limited in
+        the middle of a match."""
+        self.bucket.tokens = min(self.bucket.capacity, self.bucket.tokens + 1.0)
+
     def _hello(self, hello: Message) -> None:
         if self.state is not ServerState.AWAITING_HELLO:
             raise ProtocolError(

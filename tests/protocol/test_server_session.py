@@ -229,3 +229,15 @@ def test_reply_and_error_helpers_carry_ref_and_ids() -> None:
          "ref": "a1", "match_id": "m", "request_id": "r", "details": {"rule": "flag_claimed"}},
         {"type": "games", "games": []},
     ]
+
+
+def test_refund_gives_back_a_token_up_to_the_burst() -> None:
+    session = open_session(limits=Limits(rate_per_s=1, burst=3))
+    for _ in range(10):  # solicited messages, each refunded: never limited
+        events, sent = feed(session, {"type": "list_games"}, 0.0)
+        assert events and not sent
+        session.refund()
+    assert session.bucket.tokens == 2.0  # the hello's token is not refunded
+    session.refund()
+    session.refund()
+    assert session.bucket.tokens == 3.0

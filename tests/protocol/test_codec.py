@@ -203,3 +203,13 @@ def test_empty_binary_is_caught_by_the_strict_walk_only() -> None:
     with pytest.raises(ProtocolError):
         decode_msgpack(frame)
     assert decode_msgpack(frame, strict=False) == {"type": "ping", "blob": b""}
+
+
+def test_subprotocol_selection_follows_the_clients_preference() -> None:
+    from protocol.messages import encoding_of, select_subprotocol
+
+    assert select_subprotocol(["arena.v1.msgpack", "arena.v1.json"]) == "arena.v1.msgpack"
+    assert select_subprotocol(["chat", "arena.v1.json"]) == "arena.v1.json"
+    assert select_subprotocol([]) is None and select_subprotocol(None) is None
+    assert select_subprotocol(["arena.v2.json"]) is None
+    assert encoding_of(None) == "json" and encoding_of("arena.v1.msgpack") == "msgpack"

@@ -327,7 +327,7 @@ class BattleLine(Game):
                     targets = [c for c in f["sides"][opp] if INDEX[c] < NUM_TROOPS]
                     for target in sorted(targets, key=_INDEX_OF):
                         for m in open_flags:
-                            # The card leaves flag n first, so n itself may receive it.
+                            # Any flag with a free slot of ours, flag n itself included.
                             if free[m]:
                                 out.append({"type": "play", "card": card, "from_flag": flag_no,
                                             "target": target, "to_flag": m + 1})

@@ -15,8 +15,9 @@ What is checked (one function each, :data:`CHECKS` lists them):
   (by canonical JSON), sorted (by ``game.action_key``) legal actions that pass
   ``check_action``; a seat that need not act has none; chance outcomes are non-empty, unique,
   with positive integer weights; the unchecked fast path agrees with ``apply``.
-* :func:`check_json_round_trip` — ``json.loads(json.dumps(state)) == state`` at every step, and
-  the round-tripped state continues identically (same transition, same events for every viewer).
+* :func:`check_json_round_trip` — ``json.loads(json.dumps(state)) == state`` at every checked
+  position, and the round-tripped state continues identically (same transition, same events
+  for every viewer); views and events are JSON too.
 * :func:`check_same_seed` — the same seed gives the same match (log, outcome, final state),
   and :func:`engine.match.play` with the same seed agrees with this suite's playout.
 * :func:`check_replay` — :func:`engine.match.replay` of the record passes through every state
@@ -25,7 +26,7 @@ What is checked (one function each, :data:`CHECKS` lists them):
   notation leaves something out, continues identically; the notation text is stable.
 * :func:`check_views` — for each seat and the spectator, resampling what that viewer cannot see
   (``game.resample_hidden``) changes neither its view, nor who must act, nor its legal actions;
-  the spectator view is unchanged under resampling of *both* seats' hidden information.
+  the spectator view is unchanged under resampling of *every* seat's hidden information.
   :func:`leak_probe` additionally names any hidden string value that shows up in a view.
 * :func:`check_private_events` — the spectator's view and events never contain a value an
   event keeps private (``Event.private``) that its public data does not also show.
@@ -36,9 +37,10 @@ What is checked (one function each, :data:`CHECKS` lists them):
 * :func:`check_outcome` — the outcome exists exactly at terminal states and has one rank per
   seat (ints, best rank 0) and, if any, one score per seat.
 
-Budget: the per-step checks are expensive (resampling, notation, errors), so they run on
-``budget.checked_steps`` positions spread over the playout (always including the first and
-the final one), chosen from the seed; ``None`` checks every position.
+Budget: the per-step checks are expensive (resampling, notation, errors), so they run on the
+*checked positions*: ``budget.checked_steps`` positions spread over the playout (always the
+first and the final one), placed by the seed; ``None`` checks every position. The playout
+itself checks every step for what it needs (a decision, legal actions, valid chance weights).
 """
 
 from __future__ import annotations

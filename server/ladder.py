@@ -133,6 +133,7 @@ class LadderService:
         self._ladders: dict[str, GameLadder] = {}
         self._kick = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._closed = False
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -153,6 +154,9 @@ class LadderService:
         log.info("ladder_started", entities=len(self.book.entities), seq=self.book.seq)
 
     async def close(self) -> None:
+        """Stop scheduling and rating. Ladder matches still live are left as they are
+        stored (``live``): the next start voids them, as a server fault."""
+        self._closed = True
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -207,6 +211,8 @@ class LadderService:
     def schedule(self) -> list[str]:
         """Start every match the scheduler wants now; returns their match ids."""
         started: list[str] = []
+        if self._closed:
+            return started
         for game, joined in list(self._joined.items()):
             # Sessions the server has forgotten (gone for good) leave the ladder.
             for entity_id, j in list(joined.items()):
@@ -252,7 +258,7 @@ class LadderService:
     def match_ended(self, live: LiveMatch) -> None:
         """Rate (or void) a ladder match that just ended; other matches are ignored."""
         ladder_match = self.live.pop(live.match_id, None)
-        if ladder_match is None:
+        if ladder_match is None or self._closed:
             return
         try:
             self._record(ladder_match, live)

@@ -89,3 +89,28 @@ async def test_http_routes_on_the_same_port(server: ArenaServer) -> None:
     assert status == 404
     status, body = await asyncio.to_thread(http_get, server, "/elsewhere")
     assert status == 404
+
+
+async def test_http_match_record_only_once_the_match_is_over(server: ArenaServer) -> None:
+    a = await WsClient.open(server.ws_url)
+    b = await WsClient.open(server.ws_url)
+    await a.hello(name="ha")
+    await b.hello(name="hb")
+    for client in (a, b):
+        await client.send({"type": "seek", "game": "duel"})
+    match_id = (await a.expect("match_start"))["match_id"]
+    await b.expect("match_start")
+    live = server.find_match(match_id)
+    assert live is not None
+    status, body = await asyncio.to_thread(http_get, server, f"/api/matches/{match_id}")
+    assert status == 200 and body["match"]["status"] == "live" and "record" not in body
+    assert str(live.runner.match.seed) not in json.dumps(body)
+    # public facts only: no view, no log, no seed
+    assert set(body["match"]) == {"match_id", "game", "seats", "status", "started_at", "moves",
+                                  "spectators", "outcome"}
+    await asyncio.gather(play_random(a, match_id, 1), play_random(b, match_id, 2))
+    status, body = await asyncio.to_thread(http_get, server, f"/api/matches/{match_id}")
+    assert body["match"]["status"] == "over" and len(body["record"]["log"]) == 4
+    assert "seed" not in body["record"] and str(live.runner.match.seed) not in json.dumps(body)
+    status, listing = await asyncio.to_thread(http_get, server, "/api/matches")
+    assert [m["match_id"] for m in listing["matches"]].count(match_id) == 1

@@ -122,9 +122,9 @@ async def test_a_bot_that_stops_answering_loses_on_time(server: ArenaServer) -> 
     a = await account_client(server, "quick")
     b = await account_client(server, "silent")
     match_id = await challenge_match(a, [b], "race", {"target": 40},
-                                     clock={"initial_ms": 400, "increment_ms": 50})
+                                     clock={"initial_ms": 1000, "increment_ms": 50})
     request = await a.expect("request", match_id=match_id)
-    assert request["clock_ms"] == 400
+    assert request["clock_ms"] == 1000
     await a.send({"type": "action", "match_id": match_id,
                   "request_id": request["request_id"], "action": {"add": 1}})
     request = await b.expect("request", match_id=match_id)

@@ -88,6 +88,10 @@ draw refills the hand to seven); a card taken by Deserter goes to its owner's di
 sides completed by one action (e.g. Mud moved away) are ordered with the acting seat first;
 a side that loses a card and is still complete (a 4-card side) completes again at once.
 
+Modules: ``cards`` (names, order, bit layout), ``formations`` (evaluation, completions,
+proofs), ``rules`` (state layout and transitions), ``explain`` (illegal-action rules),
+``game`` (the contract object), ``notation``.
+
 Building blocks for bots: :mod:`engine.battleline.formations` (``evaluate``,
 ``best_completion``, ``completion_beating``, ``top_completions``, ``prove_claim``, ``can_claim``,
 ``claimable_flags``, ``unseen_troops``).

@@ -55,10 +55,10 @@ from engine.battleline.cards import (
     NUM_TROOPS,
     WILD_VALUES,
 )
-from engine.battleline.game import (
+from engine.battleline.game import BattleLine
+from engine.battleline.rules import (
     NUM_FLAGS,
     OPTION_VALUES,
-    BattleLine,
     claim_window_open,
     deck_count,
     new_state,

@@ -23,14 +23,20 @@ from engine.battleline.explain import explain
 from engine.battleline.rules import (
     ACTION_TYPES,
     DEFAULT_OPTIONS,
+    HAND_SIZE,
     NUM_FLAGS,
     OPTION_VALUES,
     apply_action,
     apply_chance,
     card_kind,
+    claim_window_open,
     deck_count,
+    flag_scores,
     holds_four,
     new_state,
+    reorder,
+    stalemate_outcome,
+    winner_reason,
 )
 from engine.core import (
     CHANCE,
@@ -414,3 +420,10 @@ def action_text(action: Action) -> str:
 
 
 GAME: Final = BattleLine()
+
+# The state helpers lived here before rules.py took them; bots import some from this module.
+__all__ = [
+    "ACTION_TYPES", "DEFAULT_OPTIONS", "GAME", "HAND_SIZE", "NUM_FLAGS", "OPTION_VALUES",
+    "BattleLine", "action_text", "card_kind", "claim_window_open", "deck_count", "flag_scores",
+    "new_state", "reorder", "stalemate_outcome", "winner_reason",
+]

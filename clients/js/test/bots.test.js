@@ -44,6 +44,27 @@ test('the random and the heuristic bot each play whole matches against the house
   }
 });
 
+test('a refused or failed choice is replaced by a random legal action', async () => {
+  let calls = 0;
+  const clumsy = {
+    choose(request) {
+      calls += 1;
+      if (calls % 3 === 0) throw new Error('the bot tripped');
+      if (calls % 3 === 1) return { type: 'play', card: 'Joker', flag: 1 }; // no such card
+      return request.legal_actions[0];
+    },
+  };
+  const errors = [];
+  const stats = await runner(clumsy, 'js-random',
+    { opponent: 'house', matches: 1, logErrors: (line) => errors.push(line) }).run();
+  assert.equal(stats.matchesFinished, 1);
+  assert.ok(stats.errors > 0 && stats.errors === errors.filter((e) => e.startsWith('server error')).length);
+  assert.ok(errors.some((e) => e.startsWith('server error malformed_action')), errors[0]);
+  assert.ok(errors.some((e) => e.includes('the bot tripped')));
+  assert.ok(stats.fallbacks >= stats.errors, `${stats.fallbacks} fallbacks, ${stats.errors} errors`);
+  assert.ok(REASONS.includes(stats.results[0].outcome.reason));
+});
+
 test('three JS random bots play Chexers: two on autoplay, one asking play_bot', async () => {
   const house = [0, 1].map((i) => runner(new RandomBot(10 + i), `cx-${i}`,
     { games: ['chexers'], mode: 'autoplay', matches: 1 }));

@@ -20,10 +20,11 @@ import time
 
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
+from websockets.typing import Subprotocol
 
 
 def session(mode: str) -> None:
-    with connect(os.environ["ARENA_SERVER"], subprotocols=["arena.v1.json"]) as ws:
+    with connect(os.environ["ARENA_SERVER"], subprotocols=[Subprotocol("arena.v1.json")]) as ws:
         ws.send(json.dumps({"type": "hello", "protocol": 1, "token": os.environ["ARENA_TOKEN"]}))
         ws.send(json.dumps({"type": "autoplay", "games": [os.environ["ARENA_GAME"]]}))
         for frame in ws:

@@ -1,0 +1,24 @@
+"""The browser client: plain ES modules, CSS and SVG, served as they are by the server.
+
+No build step. ``arena serve``/``arena run`` serve this folder at ``/`` (``server/http.py``
+finds it by path, beside ``server/``; the server does not import ``clients/``). The page is
+an ordinary protocol client: it speaks the JSON of ``protocol/PROTOCOL.md`` over ``/ws`` like
+any bot. Modules:
+
+* ``index.html``, ``style.css``, ``favicon.svg`` — the shell and its look;
+* ``app.js`` — sign-in, lobby (house bots, queue, challenges), routing, match bookkeeping;
+* ``protocol.js`` — the websocket connection (hello, replies by ``ref``, resume);
+* ``battleline.js`` — Battle Line cards, the public-table reducer, the table and its composer
+  of legal actions (claims, tactics, Scout and the guile cards);
+* ``chexers.js`` — the Chexers hex board with exit counters;
+* ``replay.js`` — stepping through a finished match;
+* ``ladder.js`` — leaderboard and rating-history chart;
+* ``dom.js`` — small DOM helpers.
+
+Tests: ``tests/web`` (real Chromium through Playwright).
+"""
+
+from pathlib import Path
+
+WEB_ROOT = Path(__file__).resolve().parent
+"""This folder (for tools that want the files; the server finds them by path)."""

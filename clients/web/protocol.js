@@ -1,0 +1,210 @@
+// The browser's side of the Tabletop Arena wire protocol (protocol/PROTOCOL.md), version 1.
+//
+// One websocket to ws(s)://<this host>/ws speaking JSON text frames (no subprotocol offered:
+// the server then speaks JSON). Nothing here knows any game: messages go in and out as the
+// spec writes them.
+//
+//   const conn = new ArenaConnection();
+//   conn.on("request", (msg) => …);            // any server message type, or "*" for all
+//   const welcome = await conn.open({name: "zoe"});   // or {token} / {resume}
+//   const games = await conn.ask({type: "list_games"}); // resolves with the reply (ref)
+//
+// `ask` rejects with an ArenaError when the reply is an `error`. When the socket drops, the
+// connection reconnects with backoff and resumes the session (hello.resume, section 9); the
+// server then re-sends match_start and any pending request, which arrive as ordinary
+// messages. `conn.status` is "connecting" | "open" | "reconnecting" | "closed".
+
+export const PROTOCOL_VERSION = 1;
+export const CLIENT_NAME = "arena-web/0.1";
+
+export class ArenaError extends Error {
+  constructor(message) {
+    super(message.message || message.code);
+    this.code = message.code;
+    this.details = message.details || {};
+    this.reply = message;
+  }
+}
+
+export function wsUrl(loc = window.location) {
+  const scheme = loc.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${loc.host}/ws`;
+}
+
+export class ArenaConnection {
+  constructor(url = wsUrl()) {
+    this.url = url;
+    this.ws = null;
+    this.status = "closed";
+    this.welcome = null;
+    this.session = null;        // resume token from welcome
+    this._hello = null;         // the identity part of the first hello: {name} or {token}
+    this._nextId = 1;
+    this._pending = new Map();  // id -> {resolve, reject}
+    this._handlers = new Map(); // type -> Set(fn)
+    this._closedByUs = false;
+    this._attempt = 0;
+    this._timer = null;
+  }
+
+  on(type, fn) {
+    if (!this._handlers.has(type)) this._handlers.set(type, new Set());
+    this._handlers.get(type).add(fn);
+    return () => this._handlers.get(type).delete(fn);
+  }
+
+  _emit(type, payload) {
+    for (const key of [type, "*"]) {
+      for (const fn of this._handlers.get(key) || []) {
+        try {
+          fn(payload);
+        } catch (err) {
+          console.error(`handler for ${type} failed`, err);
+        }
+      }
+    }
+  }
+
+  _setStatus(status) {
+    this.status = status;
+    this._emit("status", status);
+  }
+
+  /** Connect and say hello with `identity` ({name}, {token} or {resume}); resolves with the
+   *  welcome, rejects with an ArenaError (e.g. unauthorized). */
+  open(identity = {}, fallback = null) {
+    // `fallback` is who to be if a resume token is refused on a later reconnect.
+    this._closedByUs = false;
+    this._hello = identity.resume ? fallback : { ...identity };
+    if (!identity.resume) this.session = null;
+    return this._connect(identity);
+  }
+
+  _connect(identity) {
+    return new Promise((resolve, reject) => {
+      this._setStatus(this.welcome ? "reconnecting" : "connecting");
+      const old = this.ws;
+      const ws = new WebSocket(this.url);
+      this.ws = ws;  // first: the old socket's close handler then knows it is replaced
+      if (old && old.readyState <= WebSocket.OPEN) old.close(1000, "replaced");
+      let greeted = false;
+      ws.onopen = () => {
+        this.ask({ type: "hello", protocol: PROTOCOL_VERSION, client: CLIENT_NAME, ...identity })
+          .then((welcome) => {
+            greeted = true;
+            this._attempt = 0;
+            this.welcome = welcome;
+            this.session = welcome.session;
+            this._setStatus("open");
+            this._emit("welcome", welcome);
+            resolve(welcome);
+          })
+          .catch((err) => {
+            if (identity.resume && this._hello) {
+              // The server forgot the session: start a new one as the same identity.
+              this.ask({ type: "hello", protocol: PROTOCOL_VERSION, client: CLIENT_NAME,
+                         ...this._hello })
+                .then((welcome) => {
+                  greeted = true;
+                  this.welcome = welcome;
+                  this.session = welcome.session;
+                  this._setStatus("open");
+                  this._emit("welcome", welcome);
+                  this._emit("session_lost", welcome);
+                  resolve(welcome);
+                })
+                .catch(reject);
+              return;
+            }
+            reject(err);
+          });
+      };
+      ws.onmessage = (frame) => this._receive(frame.data);
+      ws.onclose = () => {
+        for (const { reject: fail } of this._pending.values()) {
+          fail(new ArenaError({ code: "closed", message: "connection closed" }));
+        }
+        this._pending.clear();
+        if (this.ws !== ws) return;
+        if (this._closedByUs) {
+          this._setStatus("closed");
+          return;
+        }
+        if (!greeted && !this.session) {
+          this._setStatus("closed");
+          reject(new ArenaError({ code: "closed", message: "could not reach the server" }));
+          return;
+        }
+        this._reconnectSoon();
+      };
+    });
+  }
+
+  _reconnectSoon() {
+    // Exponential backoff with jitter, as section 9 asks: 0.1 s doubling to 5 s.
+    this._setStatus("reconnecting");
+    const delay = Math.min(5000, 100 * 2 ** this._attempt) * (0.5 + Math.random() / 2);
+    this._attempt += 1;
+    clearTimeout(this._timer);
+    this._timer = setTimeout(() => {
+      const identity = this.session ? { resume: this.session, ...(this._hello?.token ? { token: this._hello.token } : {}) }
+                                    : this._hello || {};
+      this._connect(identity).catch(() => this._reconnectSoon());
+    }, delay);
+  }
+
+  close() {
+    this._closedByUs = true;
+    clearTimeout(this._timer);
+    if (this.ws) this.ws.close(1000, "bye");
+    this._setStatus("closed");
+  }
+
+  _receive(data) {
+    let message;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      console.warn("not JSON from the server", data);
+      return;
+    }
+    if (message.ref !== undefined && this._pending.has(message.ref)) {
+      const { resolve, reject } = this._pending.get(message.ref);
+      this._pending.delete(message.ref);
+      if (message.type === "error") reject(new ArenaError(message));
+      else resolve(message);
+    }
+    this._emit(message.type, message);
+  }
+
+  /** Send a client message as is (no id unless it has one). */
+  send(message) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
+      throw new ArenaError({ code: "closed", message: "not connected" });
+    }
+    this.ws.send(JSON.stringify(message));
+  }
+
+  /** Send with a fresh id; resolve with the direct reply (its ref), reject on an error. */
+  ask(message) {
+    const id = this._nextId++;
+    return new Promise((resolve, reject) => {
+      this._pending.set(id, { resolve, reject });
+      try {
+        this.send({ ...message, id });
+      } catch (err) {
+        this._pending.delete(id);
+        reject(err);
+      }
+    });
+  }
+
+  /** Answer a request: the action goes with the request's match_id and request_id. An id
+   *  is attached so an error (illegal, stale…) comes back with ref. */
+  answer(request, action) {
+    const id = this._nextId++;
+    this.send({ type: "action", id, match_id: request.match_id,
+                request_id: request.request_id, action });
+    return id;
+  }
+}

@@ -1,31 +1,5 @@
-"""``arena check-bot``: put a bot through scripted situations on a private server and report.
-
-The bot is any program: :func:`check_bot` starts it with the server's address, a bot
-account's token and the game in its environment (``ARENA_SERVER``, ``ARENA_TOKEN``,
-``ARENA_GAME``; ``{server}``, ``{token}`` and ``{game}`` in its arguments are replaced too)
-and expects it to connect and offer itself with ``autoplay`` — what a bot does for a ladder
-or as a house bot. Then scripted opponents (random players on ordinary client connections)
-start matches against it with ``play_bot``.
-
-Everything the bot sends and receives passes through a websocket relay that records it. The
-relay is also how the situations are made: it re-delivers an old request (stale), and it cuts
-the bot's connection with a request pending (reconnect), exactly as a flaky network would.
-
-Checks, in order (each a :class:`CheckResult`):
-
-* **connect** — hello → welcome, then ``autoplay`` for the game;
-* **ordinary turns** — a whole match: every request answered in time, no error;
-* **stale request** — a copy of an already answered request arrives just before a new one:
-  the new one must be answered (answering the copy is refused as stale by the server and
-  does no harm, but a careful bot skips it);
-* **reconnect** — the connection drops while a request is pending: the bot must reconnect,
-  ``hello`` with ``resume`` set to its session, and answer the re-sent request (same id);
-* **clock running low** — a whole match on a small time bank: no timeout;
-* **match end** — after every ``match_end`` (including one by the opponent's resignation)
-  the bot sends nothing more for that match and is ready to be seated again.
-
-The server runs in-process (127.0.0.1, port 0, SQLite in a temporary directory).
-"""
+"""The checks of ``arena check-bot`` (see :mod:`server.checkbot`): set-up, one method per
+situation, and :func:`check_bot`, which runs them all and returns the :class:`Report`."""
 
 from __future__ import annotations
 
@@ -43,15 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.asyncio.server import Server, ServerConnection, serve
-from websockets.exceptions import ConnectionClosed
-from websockets.typing import Subprotocol
-
 from engine import registry
-from protocol import decode, encode, encoding_of, select_subprotocol
-from protocol.messages import SUBPROTOCOL_OF_ENCODING, SUBPROTOCOLS
 from server.app import ArenaServer
+from server.checkbot.player import ScriptedPlayer
+from server.checkbot.relay import Relay
 from server.storage import SqliteStore
 
 BOT_ACCOUNT = "checked-bot"
@@ -106,208 +75,6 @@ class Report:
             lines.append("the bot's last output lines:")
             lines += [f"  | {line}" for line in tail]
         return "\n".join(lines)
-
-
-# ---- the relay --------------------------------------------------------------------------------
-
-
-@dataclass
-class Record:
-    """One message through the relay. ``to_bot``: server → bot; else bot → server."""
-
-    conn: int
-    to_bot: bool
-    at: float
-    message: dict[str, Any]
-    injected: bool = False
-
-
-class Relay:
-    """A websocket relay between the bot and the server that records every message and can
-    inject a message or cut the connection. One upstream connection per bot connection, with
-    the same subprotocol."""
-
-    def __init__(self, upstream_url: str) -> None:
-        self.upstream_url = upstream_url
-        self.records: list[Record] = []
-        self.connections = 0
-        self.url = ""
-        self._server: Server | None = None
-        self._links: dict[int, tuple[ServerConnection, ClientConnection]] = {}
-        # Called with each server → bot message; returns the messages to deliver instead.
-        self.rewrite: Callable[[int, dict[str, Any]], list[tuple[dict[str, Any], bool]]] | None \
-            = None
-
-    async def start(self) -> None:
-        self._server = await serve(
-            self._handle, "127.0.0.1", 0, compression=None, max_size=None,
-            subprotocols=[Subprotocol(s) for s in SUBPROTOCOLS],
-            select_subprotocol=lambda _conn, offered: (
-                None if (chosen := select_subprotocol(list(offered))) is None
-                else Subprotocol(chosen)))
-        host, port = next(iter(self._server.sockets)).getsockname()[:2]
-        self.url = f"ws://{host}:{port}/ws"
-
-    async def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            with contextlib.suppress(Exception):
-                async with asyncio.timeout(3):
-                    await self._server.wait_closed()
-
-    def cut(self, conn: int) -> None:
-        """Cut connection ``conn`` like a network failure: the bot's socket is aborted (no
-        close frame) and the server sees its side closed."""
-        link = self._links.pop(conn, None)
-        if link is None:
-            return
-        bot_ws, up_ws = link
-        bot_ws.transport.abort()
-        asyncio.ensure_future(up_ws.close())
-
-    def is_open(self, conn: int) -> bool:
-        return conn in self._links
-
-    async def _handle(self, bot_ws: ServerConnection) -> None:
-        self.connections += 1
-        conn = self.connections
-        subprotocol = bot_ws.subprotocol
-        encoding = encoding_of(subprotocol)
-        try:
-            up_ws = await connect(
-                self.upstream_url, compression=None, max_size=None,
-                subprotocols=[Subprotocol(SUBPROTOCOL_OF_ENCODING[encoding])]
-                if subprotocol else None)
-        except OSError:
-            await bot_ws.close(1011, "upstream unavailable")
-            return
-        self._links[conn] = (bot_ws, up_ws)
-
-        async def bot_to_server() -> None:
-            async for frame in bot_ws:
-                self._record(conn, False, frame)
-                await up_ws.send(frame)
-
-        async def server_to_bot() -> None:
-            async for frame in up_ws:
-                message = _decode(frame)
-                if message is None or self.rewrite is None:
-                    self._record(conn, True, frame)
-                    await bot_ws.send(frame)
-                    continue
-                for out, injected in self.rewrite(conn, message):
-                    self.records.append(Record(conn, True, time.monotonic(), out, injected))
-                    await bot_ws.send(encode(out, encoding))
-
-        pumps = [asyncio.ensure_future(bot_to_server()), asyncio.ensure_future(server_to_bot())]
-        try:
-            await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for pump in pumps:
-                pump.cancel()
-            await asyncio.gather(*pumps, return_exceptions=True)
-            self._links.pop(conn, None)
-            with contextlib.suppress(Exception):
-                await up_ws.close()
-            with contextlib.suppress(Exception):
-                await bot_ws.close()
-
-    def _record(self, conn: int, to_bot: bool, frame: str | bytes) -> None:
-        message = _decode(frame)
-        if message is None:
-            message = {"type": "<undecodable frame>", "frame": repr(frame[:200])}
-        self.records.append(Record(conn, to_bot, time.monotonic(), message))
-
-    # ---- queries ------------------------------------------------------------------------------
-
-    def sent_by_bot(self, kind: str, since: int = 0) -> list[Record]:
-        return [r for r in self.records[since:] if not r.to_bot and r.message.get("type") == kind]
-
-    def to_bot(self, kind: str, since: int = 0) -> list[Record]:
-        return [r for r in self.records[since:] if r.to_bot and r.message.get("type") == kind]
-
-
-def _decode(frame: str | bytes) -> dict[str, Any] | None:
-    try:
-        return decode(frame)
-    except Exception:
-        return None
-
-
-# ---- scripted opponents ---------------------------------------------------------------------
-
-
-class ScriptedPlayer:
-    """An ordinary client that answers every request with a random legal action. It may
-    resign a match at its ``resign_at``-th request there."""
-
-    def __init__(self, ws: ClientConnection, name: str, rng: random.Random) -> None:
-        self.ws = ws
-        self.name = name
-        self.rng = rng
-        self.ends: dict[str, dict[str, Any]] = {}     # match_id -> match_end
-        self.starts: dict[str, dict[str, Any]] = {}   # match_id -> match_start
-        self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self.resign_at: dict[str, int] = {}           # match_id -> request number
-        self._answered: dict[str, int] = {}
-        self._next_id = 0
-        self._reader: asyncio.Task[None] | None = None
-
-    @classmethod
-    async def open(cls, url: str, token: str, name: str, rng: random.Random) -> ScriptedPlayer:
-        ws = await connect(url, compression=None, max_size=None,
-                           subprotocols=[Subprotocol(SUBPROTOCOL_OF_ENCODING["json"])])
-        player = cls(ws, name, rng)
-        player._reader = asyncio.ensure_future(player._read())
-        welcome = await player.request({"type": "hello", "protocol": 1, "token": token,
-                                        "client": "arena-check-bot"})
-        if welcome["type"] != "welcome":
-            raise RuntimeError(f"scripted player {name} refused: {welcome}")
-        return player
-
-    async def request(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
-        self._next_id += 1
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.replies[self._next_id] = future
-        await self.ws.send(encode({**message, "id": self._next_id}, "json"))
-        return await asyncio.wait_for(future, timeout)
-
-    async def resign(self, match_id: str) -> None:
-        with contextlib.suppress(ConnectionClosed):
-            await self.ws.send(encode({"type": "resign", "match_id": match_id}, "json"))
-
-    async def close(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
-        await self.ws.close()
-
-    async def _read(self) -> None:
-        with contextlib.suppress(ConnectionClosed):
-            async for frame in self.ws:
-                message = decode(frame)
-                ref = message.get("ref")
-                if ref in self.replies:
-                    future = self.replies.pop(ref)
-                    if not future.done():
-                        future.set_result(message)
-                kind = message.get("type")
-                if kind == "match_start":
-                    self.starts[message["match_id"]] = message
-                elif kind == "match_end":
-                    self.ends[message["match_id"]] = message
-                elif kind == "request":
-                    await self._answer(message)
-
-    async def _answer(self, request: dict[str, Any]) -> None:
-        match_id = request["match_id"]
-        count = self._answered[match_id] = self._answered.get(match_id, 0) + 1
-        if self.resign_at.get(match_id) == count:
-            await self.resign(match_id)
-            return
-        legal = request["legal_actions"]
-        await self.ws.send(encode({"type": "action", "match_id": match_id,
-                                   "request_id": request["request_id"],
-                                   "action": legal[self.rng.randrange(len(legal))]}, "json"))
 
 
 # ---- the checker ----------------------------------------------------------------------------
@@ -846,6 +613,3 @@ async def check_bot(command: Sequence[str], settings: CheckSettings,
             return await checker.run()
         finally:
             await checker.close()
-
-
-__all__ = ["BOT_ACCOUNT", "CheckResult", "CheckSettings", "Report", "check_bot"]

@@ -7,7 +7,7 @@ import { BattleLineBot, runBot } from '../src/index.js';
 
 try {
   const stats = await runBot(new BattleLineBot(), { games: ['battleline'] });
-  process.exitCode = stats.lost ? 1 : 0;
+  process.exitCode = stats.lost || stats.refused ? 1 : 0;
 } catch (error) {
   console.error(`battleline-bot: ${error.message}`);
   process.exitCode = 1;

@@ -6,14 +6,14 @@
 //   ARENA_TOKEN=... ARENA_GAME=chexers node examples/random-bot.js
 //
 // ARENA_SEED makes its choices repeatable. Exit status: 0 when it stopped normally,
-// 1 when it could not connect or lost the server for good.
+// 1 when it could not connect, lost the server for good, or was refused a match.
 
 import { RandomBot, runBot } from '../src/index.js';
 
 const seed = process.env.ARENA_SEED ? Number(process.env.ARENA_SEED) : undefined;
 try {
   const stats = await runBot(new RandomBot(seed), { seed });
-  process.exitCode = stats.lost ? 1 : 0;
+  process.exitCode = stats.lost || stats.refused ? 1 : 0;
 } catch (error) {
   console.error(`random-bot: ${error.message}`);
   process.exitCode = 1;

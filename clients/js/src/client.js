@@ -311,7 +311,13 @@ export class ArenaClient extends EventEmitter {
       }, timeoutMs);
       this._replies.set(id, { resolve, reject, timer });
     });
-    this.send(message);
+    try {
+      this.send(message);
+    } catch (error) {
+      clearTimeout(this._replies.get(id)?.timer);
+      this._replies.delete(id);
+      throw error;
+    }
     return reply;
   }
 

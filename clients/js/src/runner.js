@@ -47,10 +47,11 @@ export function optionsFromEnv(env = process.env) {
   return out;
 }
 
-/** What a run did. `results` holds {matchId, seat, outcome} per finished match. */
+/** What a run did. `results` holds {matchId, seat, outcome} per finished match; `lost`: the
+ * server could not be reached any more; `refused`: why the server would not give a match. */
 export function newStats() {
   return { matchesStarted: 0, matchesFinished: 0, actions: 0, errors: 0, fallbacks: 0,
-    reconnects: 0, results: [], lost: false };
+    reconnects: 0, results: [], lost: false, refused: null };
 }
 
 /** "won", "lost", "draw", or the place ("2nd of 3") of `seat` in `outcome`. */
@@ -169,7 +170,8 @@ export class BotRunner {
       }
     } catch (error) {
       if (error instanceof ArenaError) {
-        this.stats.errors += 1;
+        // (_onError counted it: the error reply also arrives as a message.)
+        this.stats.refused = error.message;
         this.logError?.(`the server refused to give us a match: ${error.message}`);
         this.stop();
       }

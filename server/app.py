@@ -52,6 +52,8 @@ log = structlog.get_logger("arena.server")
 
 RECENT_MATCHES = 500
 """Finished matches kept in memory for replays and listings (older ones come from storage)."""
+PERSIST_INTERVAL_S = 0.5
+"""How often the new actions of live matches go to the store, all matches in one batch."""
 
 
 def server_version() -> str:
@@ -93,6 +95,7 @@ class ArenaServer:
         self.connections: set[Connection] = set()
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self._persister: asyncio.Task[None] | None = None
         self.host = ""
         self.port = 0
         self._handlers: dict[str, Callable[[Connection, Session, dict[str, Any]],
@@ -128,6 +131,7 @@ class ArenaServer:
         sockname = next(iter(self._server.sockets)).getsockname()
         self.host, self.port = sockname[0], sockname[1]
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        self._persister = asyncio.get_running_loop().create_task(self._persist_loop())
         await self.ladder.start()
         log.info("listening", host=self.host, port=self.port, version=self.version)
 
@@ -142,15 +146,38 @@ class ArenaServer:
     async def close(self) -> None:
         """Stop listening, close every connection, flush storage (the store stays open)."""
         await self.ladder.close()
-        if self._sweeper is not None:
-            self._sweeper.cancel()
+        for task in (self._sweeper, self._persister):
+            if task is not None:
+                task.cancel()
         if self._server is not None:
             self._server.close()
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(5):
                     await self._server.wait_closed()
+        self.persist_progress()
         await asyncio.to_thread(self.store.flush)
         log.info("stopped")
+
+    def persist_progress(self) -> None:
+        """Hand the new actions of every live match to the store, in one batch. Per action
+        this is a small append (not a rewrite of the log), and the writer thread wakes a few
+        times a second instead of once per action (it competes for the GIL)."""
+        entries: list[tuple[str, int, dict[str, Any]]] = []
+        moves: dict[str, int] = {}
+        for live in self.live.values():
+            new = live.unpersisted()
+            if new:
+                entries.extend(new)
+                moves[live.match_id] = live.runner.moves
+        self.store.append_actions(entries, moves)
+
+    async def _persist_loop(self) -> None:
+        while True:
+            await asyncio.sleep(PERSIST_INTERVAL_S)
+            try:
+                self.persist_progress()
+            except Exception:
+                log.exception("persist_failed")
 
     async def _sweep(self) -> None:
         while True:

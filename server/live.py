@@ -38,7 +38,7 @@ class LiveMatch:
         self._on_end = on_end
         self._loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = None
-        self._logged = 0
+        self._persisted = 0  # log entries already handed to the store
         self.log = log.bind(match_id=runner.match_id, game=runner.game.info.name)
 
     @property
@@ -146,12 +146,16 @@ class LiveMatch:
     def _after(self, out: list[Outgoing], ref_for: tuple[Session, Any] | None = None) -> None:
         self._deliver(out, ref_for)
         runner = self.runner
-        if len(runner.match.log) != self._logged and not runner.is_over:
-            self._logged = len(runner.match.log)
-            self.store.update_match(self.match_id, log=runner.match.log, moves=runner.moves)
         self._arm_timer()
         if runner.is_over and self.ended_at is None:
             self._finish()
+
+    def unpersisted(self) -> list[tuple[str, int, dict[str, Any]]]:
+        """Log entries not yet handed to the store, ``(match_id, index, entry)`` each; they
+        count as handed over once returned (the server batches them for all matches)."""
+        log = self.runner.match.log
+        start, self._persisted = self._persisted, len(log)
+        return [(self.match_id, index, log[index]) for index in range(start, len(log))]
 
     def _deliver(self, out: list[Outgoing], ref_for: tuple[Session, Any] | None) -> None:
         for recipient, message in out:

@@ -7,10 +7,14 @@ Contract:
 
 * Bearer tokens are never stored: an account keeps the SHA-256 of its token
   (:func:`token_hash`). :meth:`Store.create_account` returns the token once.
-* Match writes (:meth:`Store.save_match`, :meth:`Store.update_match`) return at once: a writer
-  thread applies them in order, batching many into one commit, and collapsing repeated log
-  updates of the same match within a batch. So the event loop never waits for the disk.
-  :meth:`Store.flush` blocks until everything queued so far is on disk.
+* Match writes (:meth:`Store.save_match`, :meth:`Store.append_actions`,
+  :meth:`Store.update_match`) return at once: a writer thread applies them in order, many
+  per commit. So the event loop never waits for the disk. :meth:`Store.flush` blocks until
+  everything queued so far is on disk.
+* A live match's progress is appended, not rewritten: :meth:`Store.append_actions` adds new
+  log entries (the server sends them in batches every fraction of a second), so the cost per
+  action stays constant however long the match. :meth:`Store.update_match` writes the whole
+  log once, when the match ends.
 * Reads (``get_*``/``list_*``) read what is committed; they are cheap but do touch the
   disk, so the server calls them off the event loop where they may be slow (replays).
 * A match is stored as game + options + seat count + seed + action log (+ a custom start
@@ -27,7 +31,7 @@ import secrets
 import sqlite3
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -120,10 +124,17 @@ class Store(ABC):
         """Queue an insert-or-replace of the whole row."""
 
     @abstractmethod
+    def append_actions(self, entries: Sequence[tuple[str, int, dict[str, Any]]],
+                       moves: Mapping[str, int]) -> None:
+        """Queue new log entries of live matches, ``(match_id, index, entry)`` each, and
+        their move counts."""
+
+    @abstractmethod
     def update_match(self, match_id: str, *, log: Sequence[dict[str, Any]], moves: int,
                      status: str = "live", outcome: dict[str, Any] | None = None,
                      ended_at: str | None = None) -> None:
-        """Queue an update of a match's progress (and, when it ends, its result)."""
+        """Queue a write of a match's whole log and status (and, when it ends, its
+        result)."""
 
     @abstractmethod
     def void_live_matches(self) -> int:
@@ -169,6 +180,12 @@ CREATE TABLE IF NOT EXISTS matches (
     ended_at    TEXT
 );
 CREATE INDEX IF NOT EXISTS matches_status ON matches(status, created_at);
+CREATE TABLE IF NOT EXISTS match_actions (
+    match_id    TEXT NOT NULL,
+    idx         INTEGER NOT NULL,
+    entry       TEXT NOT NULL,
+    PRIMARY KEY (match_id, idx)
+) WITHOUT ROWID;
 """
 
 _MATCH_COLUMNS = ("id, game, options, num_seats, seed, seats, clock, start, log, outcome, "
@@ -242,24 +259,24 @@ class SqliteStore(Store):
         conn.close()
 
     @staticmethod
-    def _apply(conn: sqlite3.Connection, ops: Sequence[tuple[str, str, tuple[Any, ...]]]
-               ) -> None:
-        # Of several progress updates of one match in a batch only the last matters.
-        last_update: dict[str, int] = {}
-        for index, (kind, key, _) in enumerate(ops):
-            if kind == "update":
-                last_update[key] = index
+    def _apply(conn: sqlite3.Connection, ops: Sequence[tuple[str, str, Any]]) -> None:
         with conn:
-            for index, (kind, key, params) in enumerate(ops):
-                if kind == "update" and last_update[key] != index:
-                    continue
-                if kind == "save":
+            for kind, _key, params in ops:
+                if kind == "append":
+                    rows, moves = params
+                    conn.executemany("INSERT OR REPLACE INTO match_actions (match_id, idx, "
+                                     "entry) VALUES (?,?,?)", rows)
+                    conn.executemany("UPDATE matches SET moves=? WHERE id=?", moves)
+                elif kind == "save":
                     conn.execute(f"INSERT OR REPLACE INTO matches ({_MATCH_COLUMNS}) "
                                  "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", params)
                 elif kind == "update":
                     conn.execute("UPDATE matches SET log=?, moves=?, status=?, "
                                  "outcome=COALESCE(?, outcome), "
                                  "ended_at=COALESCE(?, ended_at) WHERE id=?", params)
+                    if params[2] != "live":  # the whole log is in the row now
+                        conn.execute("DELETE FROM match_actions WHERE match_id=?",
+                                     (params[-1],))
                 elif kind == "token":
                     conn.execute("UPDATE accounts SET token_hash=? WHERE name=?", params)
                 elif kind == "account":
@@ -351,6 +368,13 @@ class SqliteStore(Store):
             None if row.outcome is None else _dumps(row.outcome), row.status, row.moves,
             row.created_at, row.ended_at)))
 
+    def append_actions(self, entries: Sequence[tuple[str, int, dict[str, Any]]],
+                       moves: Mapping[str, int]) -> None:
+        if not entries and not moves:
+            return
+        rows = [(match_id, index, _dumps(entry)) for match_id, index, entry in entries]
+        self._put(("append", "", (rows, [(n, match_id) for match_id, n in moves.items()])))
+
     def update_match(self, match_id: str, *, log: Sequence[dict[str, Any]], moves: int,
                      status: str = "live", outcome: dict[str, Any] | None = None,
                      ended_at: str | None = None) -> None:
@@ -360,11 +384,24 @@ class SqliteStore(Store):
             _dumps(list(log)), moves, status, None if outcome is None else _dumps(outcome),
             ended_at, match_id)))
 
+    def _live_log(self, match_id: str, stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A live match's log: the row's log followed by the appended entries."""
+        rows = self._read("SELECT idx, entry FROM match_actions WHERE match_id=? ORDER BY idx",
+                          (match_id,))
+        log = list(stored)
+        for idx, entry in rows:
+            if idx == len(log):
+                log.append(json.loads(entry))
+            elif idx < len(log):
+                log[idx] = json.loads(entry)
+        return log
+
     def void_live_matches(self) -> int:
         rows = self._read("SELECT id, num_seats, log, moves FROM matches WHERE status='live'")
         ended = utc_now()
         for match_id, num_seats, log, moves in rows:
-            self.update_match(match_id, log=json.loads(log), moves=moves, status="void",
+            self.update_match(match_id, log=self._live_log(match_id, json.loads(log)),
+                              moves=moves, status="void",
                               outcome={"ranks": [0] * num_seats, "reason": "void"},
                               ended_at=ended)
         self.flush()
@@ -383,7 +420,12 @@ class SqliteStore(Store):
 
     def get_match(self, match_id: str) -> MatchRow | None:
         rows = self._read(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE id=?", (match_id,))
-        return self._row(rows[0]) if rows else None
+        if not rows:
+            return None
+        row = self._row(rows[0])
+        if row.status == "live":
+            row.log = self._live_log(row.id, row.log)
+        return row
 
     def list_matches(self, *, status: str | None = None, game: str | None = None,
                      limit: int = 100) -> list[MatchRow]:

@@ -14,6 +14,7 @@ import sys
 # name -> module; benchmarks that need bots/ live under server/commands/ (the composition root).
 BENCHMARKS: dict[str, str] = {
     "engine": "server.bench.engine",
+    "server": "server.bench.server",
     "strength": "server.commands.bench_strength",
     "bot": "server.commands.bench_bot",
 }

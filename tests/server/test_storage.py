@@ -44,8 +44,13 @@ def row(match_id: str, created: str = "2024-01-01T00:00:00.000Z") -> MatchRow:
 
 def test_match_progress_is_written_in_order_and_read_back(store: SqliteStore) -> None:
     store.save_match(row("m1"))
-    for n in range(1, 50):
-        store.update_match("m1", log=[{"0": {"add": 1}}] * n, moves=n)
+    for n in range(0, 50, 10):
+        store.append_actions([("m1", i, {"0": {"add": i}}) for i in range(n, n + 10)],
+                             {"m1": n + 10})
+    store.flush()
+    live = store.get_match("m1")
+    assert live is not None and live.status == "live" and live.moves == 50
+    assert live.log == [{"0": {"add": i}} for i in range(50)]
     store.update_match("m1", log=[{"0": {"add": 1}}] * 50, moves=50, status="over",
                        outcome={"ranks": [0, 1], "reason": "target"},
                        ended_at="2024-01-01T00:01:00.000Z")
@@ -73,7 +78,7 @@ def test_listing_filters_and_orders_newest_first(store: SqliteStore) -> None:
 def test_a_restart_voids_matches_left_live_and_keeps_their_logs(tmp_path: Path) -> None:
     first = SqliteStore(tmp_path / "a.sqlite3")
     first.save_match(row("m1"))
-    first.update_match("m1", log=[{"0": {"add": 2}}], moves=1)
+    first.append_actions([("m1", 0, {"0": {"add": 2}})], {"m1": 1})
     first.close()
     second = SqliteStore(tmp_path / "a.sqlite3")
     try:

@@ -1,0 +1,129 @@
+"""The load generator of ``arena bench server``, run as its own process.
+
+    python -m server.bench.server_load WS_URL --game battleline --matches 20 --seconds 3
+
+Opens ``matches × seats`` guest connections, has every one seek the game, answers every
+request at once with a random legal action, seeks again after each match, and after
+``--warmup`` seconds counts for ``--seconds``: actions answered, and for each one the time
+from sending it to receiving the ``events`` it caused. Prints one JSON object on stdout.
+Plain websockets and the protocol codec only: it measures the server, not a client library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import time
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from protocol import decode, encode
+from protocol.messages import SUBPROTOCOL_OF_ENCODING
+
+
+class Load:
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding
+        self.counting = False
+        self.stop = False
+        self.actions = 0
+        self.matches = 0
+        self.errors = 0
+        self.latencies: list[float] = []
+
+
+async def client(url: str, game: str, load: Load, seed: int, ready: asyncio.Event,
+                 connected: list[int], total: int) -> None:
+    rng = random.Random(seed)
+    ws: ClientConnection = await connect(
+        url, subprotocols=[SUBPROTOCOL_OF_ENCODING[load.encoding]],  # type: ignore[list-item]
+        compression=None, max_queue=None)
+
+    async def send(message: dict[str, Any]) -> None:
+        await ws.send(encode(message, load.encoding))  # type: ignore[arg-type]
+
+    await send({"type": "hello", "protocol": 1, "name": "load"})
+    decode(await ws.recv())
+    connected[0] += 1
+    if connected[0] == total:
+        ready.set()
+    await ready.wait()  # seek only once everyone is here, so pairs form at once
+    await send({"type": "seek", "game": game})
+    sent_at: float | None = None
+    try:
+        async for frame in ws:
+            message = decode(frame)
+            kind = message["type"]
+            if kind == "events" and sent_at is not None:
+                if load.counting:
+                    load.latencies.append(time.perf_counter() - sent_at)
+                sent_at = None
+            elif kind == "request":
+                legal = message["legal_actions"]
+                await send({"type": "action", "match_id": message["match_id"],
+                            "request_id": message["request_id"],
+                            "action": legal[rng.randrange(len(legal))]})
+                sent_at = time.perf_counter()
+                if load.counting:
+                    load.actions += 1
+            elif kind == "match_end":
+                if load.counting:
+                    load.matches += 1
+                if load.stop:
+                    break
+                await send({"type": "seek", "game": game})
+            elif kind == "error":
+                load.errors += 1
+    finally:
+        await ws.close()
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    load = Load(args.encoding)
+    total = args.matches * args.seats
+    ready = asyncio.Event()
+    connected = [0]
+    tasks = [asyncio.create_task(client(args.url, args.game, load, n, ready, connected, total))
+             for n in range(total)]
+    await asyncio.wait_for(ready.wait(), 60)
+    await asyncio.sleep(args.warmup)
+    load.counting = True
+    start = time.perf_counter()
+    await asyncio.sleep(args.seconds)
+    load.counting = False
+    elapsed = time.perf_counter() - start
+    load.stop = True
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    lat = sorted(load.latencies)
+
+    def pct(p: float) -> float:
+        return lat[min(len(lat) - 1, int(p * len(lat)))] * 1000 if lat else float("nan")
+
+    return {"actions": load.actions, "matches": load.matches, "errors": load.errors,
+            "elapsed": elapsed, "latency_ms": {"p50": pct(0.50), "p90": pct(0.90),
+                                               "p99": pct(0.99), "max": pct(1.0)},
+            "samples": len(lat)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m server.bench.server_load")
+    p.add_argument("url")
+    p.add_argument("--game", default="battleline")
+    p.add_argument("--seats", type=int, default=2)
+    p.add_argument("--matches", type=int, default=20)
+    p.add_argument("--encoding", choices=("json", "msgpack"), default="json")
+    p.add_argument("--seconds", type=float, default=3.0)
+    p.add_argument("--warmup", type=float, default=0.5)
+    args = p.parse_args(argv)
+    print(json.dumps(asyncio.run(main_async(args))), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -19,8 +19,8 @@ Utility: the report's Equation 1 ×20, ``U_p = 20·(pieces + exits) − Σ (dist
 classes in :mod:`bots.chexers.agents`): ``depth``, ``time_ms`` (per-move budget; iterative
 deepening), ``clock_share`` (share of the remaining clock one move may use), ``variant``
 (``sum`` | ``average`` | ``best4``), ``prune``, ``two_player`` (paranoid duel search once an
-opponent is knocked out); MP-Mix also ``t_d``, ``t_o``, ``paranoid_depth``; offensive
-``target``. Run one against a server::
+opponent is knocked out), ``leaf_scan`` (default on; off only to measure it); MP-Mix also
+``t_d``, ``t_o``, ``paranoid_depth``; offensive ``target``. Run one against a server::
 
     arena bot maxn --game chexers --server ws://127.0.0.1:8765/ws --token TOKEN
 """

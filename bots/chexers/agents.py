@@ -62,7 +62,7 @@ class ChexersBot:
     def __init__(self, seed: int | None = None, *, depth: int | None = None,
                  time_ms: float | None = None, clock_share: float = DEFAULT_CLOCK_SHARE,
                  variant: str = "sum", prune: bool = True, two_player: bool = False,
-                 two_player_depth: int | None = None) -> None:
+                 two_player_depth: int | None = None, leaf_scan: bool = True) -> None:
         self.seed = seed
         self.depth = depth if depth is not None else self.default_depth
         if self.depth < 1:
@@ -74,6 +74,7 @@ class ChexersBot:
         self.prune = prune
         self.two_player = two_player
         self.two_player_depth = two_player_depth
+        self.leaf_scan = leaf_scan
         self.rng = Rng(seed if seed is not None else 0)
         self.last: Decision | None = None
 
@@ -133,14 +134,15 @@ class ChexersBot:
         ev = self.evaluator(pos)
         nodes = leaves = cutoffs = 0
         if deadline is None:
-            s = Search(pos, ev, prune=self.prune)
+            s = Search(pos, ev, prune=self.prune, leaf_scan=self.leaf_scan)
             result = search(s, depth)
             return self._record(mode, depth, result, s), result
         best: tuple[int, RootResult] | None = None
         previous = 0.0
         for d in range(1, depth + 1):
             t0 = time.perf_counter()
-            s = Search(pos, ev, prune=self.prune, deadline=deadline if d > 1 else None)
+            s = Search(pos, ev, prune=self.prune, leaf_scan=self.leaf_scan,
+                       deadline=deadline if d > 1 else None)
             try:
                 result = search(s, d)
             except SearchTimeout:
@@ -191,7 +193,7 @@ class GreedyBot(ChexersBot):
     default_depth = 1
 
     def _decide(self, pos: Position, deadline: float | None) -> Decision:
-        s = Search(pos, self.evaluator(pos))
+        s = Search(pos, self.evaluator(pos), leaf_scan=self.leaf_scan)
         return self._record("greedy", 1, s.maxn(1), s)
 
 

@@ -159,3 +159,13 @@ def test_cycle_positions_reach_repetition_draws_inside_the_search() -> None:
         ev = Evaluator.for_position(p)
         assert Search(p, ev).paranoid(3).value == minimax_root(p, ev, 3)[1]
         assert str(Search(p, ev, prune=False).maxn(3).action) == maxn_root(p, ev, 3)[0]
+
+
+def test_switching_the_leaf_scan_off_changes_nothing_but_speed() -> None:
+    for pos in POSITIONS[::3] + CYCLE:
+        ev = Evaluator.for_position(pos)
+        for depth in (2, 3):
+            on, off = Search(pos, ev), Search(pos, ev, leaf_scan=False)
+            assert on.maxn(depth) == off.maxn(depth)
+            on, off = Search(pos, ev), Search(pos, ev, leaf_scan=False)
+            assert on.paranoid(depth) == off.paranoid(depth)

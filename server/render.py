@@ -45,13 +45,15 @@ class Clock:
             return None
         if not isinstance(data, Mapping):
             raise ValueError("clock must be an object or null")
-        initial, increment = data.get("initial_ms"), data.get("increment_ms", 0)
-        for key, value in (("initial_ms", initial), ("increment_ms", increment)):
+        values: dict[str, int] = {}
+        for key, default in (("initial_ms", None), ("increment_ms", 0)):
+            value = data.get(key, default)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"clock.{key} must be a non-negative integer")
-        if initial <= 0:
+            values[key] = value
+        if values["initial_ms"] <= 0:
             raise ValueError("clock.initial_ms must be positive")
-        return cls(initial, increment)
+        return cls(values["initial_ms"], values["increment_ms"])
 
 
 @dataclass(frozen=True)
@@ -76,12 +78,26 @@ class EventBatch:
 class Renderable(Protocol):
     """What :func:`render_for` reads from a live or finished match (the runner provides it)."""
 
-    match_id: str
-    game: Game
-    options: Mapping[str, Any]
-    seats: Sequence[SeatInfo]
-    clock: Clock | None
-    status: str  # "live" | "over" | "void"
+    # Read-only members (properties), so plain attributes of narrower types satisfy them.
+    @property
+    def match_id(self) -> str: ...
+
+    @property
+    def game(self) -> Game: ...
+
+    @property
+    def options(self) -> Mapping[str, Any]: ...
+
+    @property
+    def seats(self) -> Sequence[SeatInfo]: ...
+
+    @property
+    def clock(self) -> Clock | None: ...
+
+    @property
+    def status(self) -> str:
+        """``live``, ``over`` or ``void``."""
+        ...
 
     @property
     def state(self) -> State: ...

@@ -429,7 +429,8 @@ class SqliteStore(Store):
 
     def list_matches(self, *, status: str | None = None, game: str | None = None,
                      limit: int = 100) -> list[MatchRow]:
-        where, params = [], []
+        where: list[str] = []
+        params: list[Any] = []
         if status is not None:
             where.append("status=?")
             params.append(status)

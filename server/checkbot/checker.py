@@ -36,7 +36,7 @@ class CheckSettings:
     connect_timeout: float = 30.0
     answer_timeout: float = 10.0
     reconnect_timeout: float = 15.0
-    low_clock_ms: int = 1500
+    low_clock_ms: int = 2000
     low_clock_increment_ms: int = 100
     grace_s: float = 20.0
     seed: int | None = None

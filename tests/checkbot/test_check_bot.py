@@ -32,7 +32,7 @@ def detail(report: Report, name: str) -> str:
 async def test_python_random_bot_over_msgpack_passes_every_check() -> None:
     command = [str(ARENA), "bot", "random", "--game", "{game}", "--server", "{server}",
                "--token", "{token}", "--encoding", "msgpack", "--log-level", "warning"]
-    report = await check_bot(command, FAST)
+    report = await check_bot(command, CheckSettings(game="battleline", seed=4))
     assert verdicts(report) == dict.fromkeys(CHECKS, True), report.text()
     assert report.passed
     text = report.text()

@@ -66,13 +66,14 @@ async def run_process(argv: list[str], env: dict[str, str]) -> tuple[int, str, s
     return process.returncode, stdout.decode(), stderr.decode()
 
 
-async def wait_offered(runner: BotRunner) -> None:
-    for _ in range(1000):
-        if runner.conn.connected and runner._session_offered is not None:  # noqa: SLF001
-            await asyncio.sleep(0.1)  # the autoplay reply is on its way
+async def wait_offered(server: ArenaServer, account: str, game: str) -> None:
+    """Until the server holds an autoplay offer of ``account`` for ``game``."""
+    for _ in range(3000):
+        if any(s.name == account and s.free_autoplay_slots(game) > 0
+               for s in server.sessions.all()):
             return
         await asyncio.sleep(0.01)
-    raise AssertionError("Deep Barca did not connect")
+    raise AssertionError(f"{account} did not offer autoplay")
 
 
 async def test_node_and_python_bots_play_whole_matches_against_deep_barca(
@@ -87,7 +88,7 @@ async def test_node_and_python_bots_play_whole_matches_against_deep_barca(
     house_task = asyncio.ensure_future(house.run())
     seeker_task = asyncio.ensure_future(seeker.run())
     try:
-        await wait_offered(house)
+        await wait_offered(arena, "deep-barca", "battleline")
         node_env = {"ARENA_SERVER": arena.ws_url, "ARENA_GAME": "battleline",
                     "ARENA_OPPONENT": "deep-barca", "ARENA_MATCHES": str(NODE_MATCHES)}
         results = await asyncio.gather(

@@ -104,6 +104,8 @@ export class BotRunner {
     this._asked = 0;              // seeks or play_bot requests not yet turned into matches
     this._nextGame = 0;
     this._done = null;
+    /** Resolves once the server accepted the first offer (autoplay, seek or play_bot). */
+    this.ready = new Promise((resolve) => { this._ready = resolve; });
   }
 
   /** Connect and play; resolves with the stats when done (matches reached), stopped, or
@@ -154,6 +156,7 @@ export class BotRunner {
     try {
       if (this.mode === 'autoplay') {
         await this.client.autoplay(this.games, this.maxMatches);
+        this._ready();
         return;
       }
       while (this._wanted() > 0) {
@@ -167,6 +170,7 @@ export class BotRunner {
           await this.client.playBot(game, { bot: this.opponent, options: this.gameOptions,
             clock: this.clock });
         }
+        this._ready();
       }
     } catch (error) {
       if (error instanceof ArenaError) {

@@ -69,11 +69,7 @@ test('three JS random bots play Chexers: two on autoplay, one asking play_bot', 
   const house = [0, 1].map((i) => runner(new RandomBot(10 + i), `cx-${i}`,
     { games: ['chexers'], mode: 'autoplay', matches: 1 }));
   const running = house.map((r) => r.run());
-  // Wait until both autoplay offers are in (their first reply came back).
-  for (const r of house) {
-    for (let i = 0; i < 200 && !r.client.connected; i += 1) await new Promise((s) => setTimeout(s, 10));
-  }
-  await new Promise((s) => setTimeout(s, 200));
+  await Promise.all(house.map((r) => r.ready)); // both autoplay offers accepted
   const asker = await runner(new RandomBot(12), 'cx-2',
     { games: ['chexers'], mode: 'play_bot', matches: 1 }).run();
   const seated = await Promise.all(running);

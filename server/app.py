@@ -258,41 +258,44 @@ class ArenaServer:
     # ---- hello / resume ------------------------------------------------------------------------
 
     async def _hello(self, conn: Connection, hello: dict[str, Any]) -> None:
+        """Open a session: ``resume`` takes over an earlier session (its seats come back);
+        an account ``token`` logs in — and takes over that account's session that is away
+        with seats in live matches, if there is one (a bot process restarted without its
+        resume token keeps its matches); no token makes a guest. An unknown ``resume`` with
+        a valid ``token`` falls back to the token (the server may have restarted)."""
         resume, token = hello.get("resume"), hello.get("token")
-        if resume is not None:
-            session = self.sessions.get(resume)
-            if session is None:
-                conn.protocol.reject_hello(hello, "unauthorized",
-                                           "unknown or expired session; say hello without "
-                                           "resume to start a new one")
-                return
-            old = session.connection
-            if old is not None and old is not conn and not old.closed:
-                old.owner = None
-                old.drop(1000, "session resumed on another connection")
-            self._attach(conn, session, hello)
-            for match_id in list(session.seats):
-                live = self.live.get(match_id)
-                if live is not None:
-                    live.seat_back(session)
-            for match_id in list(session.watching):
-                live = self.live.get(match_id) or self.recent.get(match_id)
-                if live is not None:
-                    live.resync_spectator(session)
-            conn.log.info("resumed", account=session.name, seats=len(session.seats))
+        session = None if resume is None else self.sessions.get(resume)
+        if resume is not None and session is None and token is None:
+            conn.protocol.reject_hello(hello, "unauthorized",
+                                       "unknown or expired session; say hello without "
+                                       "resume to start a new one")
             return
-        if token is not None:
+        if session is None and token is not None:
             account = await asyncio.to_thread(self.store.account_for_token, token)
             if account is None:
                 conn.protocol.reject_hello(hello, "unauthorized", "unknown account token")
                 return
-            session = self.sessions.create(account.name, account.kind)
-        else:
+            session = self.sessions.away_with_seats(account.name)
+            if session is None:
+                session = self.sessions.create(account.name, account.kind)
+        if session is None:
             base = str(hello.get("name") or "guest").strip() or "guest"
             session = self.sessions.create(f"{base[:40]}#{secrets.token_hex(2)}", "guest")
+        old = session.connection
+        if old is not None and old is not conn and not old.closed:
+            old.owner = None
+            old.drop(1000, "session resumed on another connection")
         self._attach(conn, session, hello)
+        for match_id in list(session.seats):
+            live = self.live.get(match_id)
+            if live is not None:
+                self._guard(live, live.seat_back, session)
+        for match_id in list(session.watching):
+            live = self.live.get(match_id) or self.recent.get(match_id)
+            if live is not None:
+                live.resync_spectator(session)
         conn.log.info("hello", account=session.name, kind=session.kind,
-                      client=hello.get("client"))
+                      seats=len(session.seats), client=hello.get("client"))
 
     def _attach(self, conn: Connection, session: Session, hello: dict[str, Any]) -> None:
         conn.owner = session

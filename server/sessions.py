@@ -73,6 +73,13 @@ class Sessions:
         """Connected sessions of an account name."""
         return [s for s in self._by_token.values() if s.name == name and s.connected]
 
+    def away_with_seats(self, name: str) -> Session | None:
+        """The account's session that lost its connection most recently while holding
+        seats in live matches, if any."""
+        away = [s for s in self._by_token.values()
+                if s.name == name and not s.connected and s.seats and s.kind != "guest"]
+        return max(away, key=lambda s: s.away_since or 0.0, default=None)
+
     def all(self) -> list[Session]:
         return list(self._by_token.values())
 

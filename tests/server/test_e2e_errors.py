@@ -245,3 +245,29 @@ async def test_a_slow_client_is_dropped_without_harming_others(tmp_path: Path) -
     finally:
         await server.close()
         store.close()
+
+
+async def test_a_restarted_bot_logs_in_with_its_token_and_gets_its_seat_back(
+        server: ArenaServer) -> None:
+    token = await asyncio.to_thread(server.store.create_account, "phoenix", "bot")
+    a = await account_client(server, "keeper")
+    b = await WsClient.open(server.ws_url)
+    await b.hello(token=token)
+    match_id = await challenge_match(a, [b], "race", {"target": 12})
+    request = await a.expect("request", match_id=match_id)
+    await a.send({"type": "action", "match_id": match_id,
+                  "request_id": request["request_id"], "action": {"add": 1}})
+    owed = await b.expect("request", match_id=match_id)
+    b.ws.transport.abort()   # the bot process dies; its resume token dies with it
+    reborn = await WsClient.open(server.ws_url)
+    welcome = await reborn.hello(token=token, resume="from-a-previous-server-run")
+    assert welcome["type"] == "welcome" and welcome["account"]["name"] == "phoenix"
+    assert (await reborn.expect("match_start", match_id=match_id))["your_seat"] == 1
+    again = await reborn.expect("request", match_id=match_id)
+    assert again["request_id"] == owed["request_id"]
+    ends = await asyncio.gather(play_random(a, match_id, 1),
+                                play_random(reborn, match_id, 2, first=again))
+    assert ends[0]["outcome"]["reason"] == "target"
+    # a second login of the same account while the first is connected is a new session
+    twin = await WsClient.open(server.ws_url)
+    assert (await twin.hello(token=token))["session"] != welcome["session"]

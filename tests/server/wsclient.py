@@ -103,12 +103,15 @@ class WsClient:
 
 
 async def play_random(client: WsClient, match_id: str, seed: int, *,
-                      max_messages: int = 100_000) -> dict[str, Any]:
+                      max_messages: int = 100_000,
+                      first: dict[str, Any] | None = None) -> dict[str, Any]:
     """Answer every request of ``match_id`` with a seeded random legal action until its
-    ``match_end``; returns that message."""
+    ``match_end``; returns that message. ``first``: a request already read, answered
+    first."""
     rng = Rng(seed)
     for _ in range(max_messages):
-        message = await client.recv()
+        message = first or await client.recv()
+        first = None
         if message.get("match_id") != match_id:
             continue
         if message["type"] == "request":

@@ -27,7 +27,9 @@ class Tracked:
         self.peak = 0
         self.started = 0
 
-    def choose(self, request: Mapping[str, Any]) -> Any:
+    async def choose(self, request: Mapping[str, Any]) -> Any:
+        # A coroutine: the runner calls it on the event loop. All bots of a test share one
+        # process, so a worker thread per bot would only add GIL hand-offs to every action.
         return self.bot.choose(request)
 
     def on_match_start(self, message: Mapping[str, Any]) -> None:
@@ -56,6 +58,8 @@ class Arena:
     store: SqliteStore
     server: ArenaServer
     bots: list[LadderBot] = field(default_factory=list)
+    peaks: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Per account of a stopped bot: (most matches it played at once, what it declared)."""
 
     async def add_bot(self, account: str, bot: str | Any, game: str, *, version: str = "1",
                       max_matches: int = 1, seed: int = 0, bot_name: str | None = None,
@@ -80,6 +84,7 @@ class Arena:
     async def stop_bots(self) -> None:
         for entry in self.bots:
             entry.runner.stop()
+            self.peaks[entry.account] = (entry.tracked.peak, entry.max_matches)
         await asyncio.gather(*(b.task for b in self.bots if b.task), return_exceptions=True)
         self.bots.clear()
 

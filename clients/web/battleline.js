@@ -77,9 +77,13 @@ export function cardFace(card, opts = {}) {
   } else {
     const info = TACTICS_INFO[card] || { kind: "Tactics", icon: "★", text: "" };
     classes.push("tactic", `t-${card}`, `tk-${info.kind.toLowerCase()}`);
-    body = [h("span", { class: "t-kind" }, info.kind),
+    // The name at both ends, like a troop's pips: a card half covered on the table still
+    // shows it.
+    const name = info.label || card;
+    body = [h("span", { class: "t-name t-name-top" }, name),
             h("span", { class: "t-icon", "aria-hidden": "true" }, info.icon),
-            h("span", { class: "t-name" }, info.label || card)];
+            h("span", { class: "t-kind" }, info.kind),
+            h("span", { class: "t-name t-name-bottom", "aria-hidden": "true" }, name)];
   }
   const attrs = { class: classes, dataset, title: cardTitle(card), "aria-label": cardTitle(card) };
   if (tag === "button") {
@@ -650,7 +654,7 @@ export class BattleLineTable {
         h("span", { title: "tactics cards played" }, `tactics played ${view.tactics_played[seat]}`),
         h("span", { title: "flags claimed" },
           `flags ${view.flags.filter((f) => f.claimed === seat).length}`)),
-      h("div", { class: ["clock", acting ? "running" : null], dataset: { clock: seat } },
+      this.replay ? null : h("div", { class: ["clock", acting ? "running" : null], dataset: { clock: seat } },
         this.clockText(seat)));
   }
 

@@ -330,9 +330,11 @@ export class ChexersBoard {
         s("text", { x: ax.toFixed(1), y: (ay + 5).toFixed(1), "text-anchor": "middle" }, "exit"),
         s("title", {}, `exit from ${hexKey(from)}`)));
     }
-    const size = R * 6.3;
+    // Wide enough for the exit marks beyond the edge hexes (and the exit arrow).
+    const half = R * 7.3;
+    const tall = R * 6.9;
     return h("div", { class: "cx-board-wrap" },
-      s("svg", { class: "cx-board", viewBox: `${-size} ${-size * 0.92} ${size * 2} ${size * 1.84}`,
+      s("svg", { class: "cx-board", viewBox: `${-half} ${-tall} ${half * 2} ${tall * 2}`,
                  role: "img", "aria-label": "Chexers board" },
         s("g", { class: "edges" }, edges), s("g", { class: "cells" }, cells), s("g", { class: "pieces" }, pieces),
         s("g", { class: "extras" }, extras)));
@@ -375,7 +377,7 @@ export class ChexersBoard {
           [0, 1, 2, 3].map((i) => h("span", { class: ["exit-pip", i < exits ? "done" : null] })),
           h("span", { class: "exit-count" }, `${exits}/4`)),
         h("span", { class: "cx-pieces" }, `${(view.pieces[colour] || []).length} on board`),
-        h("span", { class: ["clock", acting ? "running" : null], dataset: { clock: seat } }, this.clockText(seat)));
+        this.replay ? null : h("span", { class: ["clock", acting ? "running" : null], dataset: { clock: seat } }, this.clockText(seat)));
     });
     return h("section", { class: "panel-box players" }, h("h3", {}, `Turn ${view.turn}`), rows);
   }

@@ -22,7 +22,8 @@ export class ReplayView {
     this.playing = null;
     this.board = null;
     this._keys = (e) => {
-      if (e.target instanceof HTMLInputElement && e.target.type !== "range") return;
+      // A focused slider moves itself (and fires "input"); a text field keeps its keys.
+      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
       if (e.key === "ArrowRight") this.go(this.index + 1);
       else if (e.key === "ArrowLeft") this.go(this.index - 1);
       else if (e.key === "Home") this.go(0);
@@ -79,11 +80,11 @@ export class ReplayView {
         h("span", { class: "outcome-tag", dataset: { outcome: outcome?.reason || "" } }, outcomeText),
         h("span", { class: "match-id" }, `match ${this.matchId}`)),
       h("div", { class: "replay-controls", role: "toolbar", "aria-label": "replay controls" },
-        button("first", "⏮", "first step (Home)", () => this.go(0)),
+        button("first", "⇤", "first step (Home)", () => this.go(0)),
         button("prev", "◀", "step back (←)", () => this.go(this.index - 1)),
         this.playButton,
         button("next", "▶", "step forward (→)", () => this.go(this.index + 1)),
-        button("last", "⏭", "last step (End)", () => this.go(this.frames.length - 1)),
+        button("last", "⇥", "last step (End)", () => this.go(this.frames.length - 1)),
         this.slider, this.counter),
       this.caption,
       boardRoot);

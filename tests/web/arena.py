@@ -82,7 +82,7 @@ class WebArena:
         self._bot("house-random-1", RandomBot(seed=11), url, games=["battleline", "chexers"],
                   max_matches=16)
         for n in range(2):
-            self._bot(f"watch-{n + 1}", SlowRandomBot(seed=20 + n, delay_s=0.12), url,
+            self._bot(f"watch-{n + 1}", SlowRandomBot(seed=20 + n, delay_s=0.25), url,
                       games=["battleline"], mode="seek", max_matches=1,
                       clock={"initial_ms": 600_000, "increment_ms": 0})
         for n in range(3):

@@ -1,0 +1,122 @@
+"""The lobby: the page's files as the server serves them, signing in (guest name or account
+token), challenging an account and queueing against people — two browsers, one match each
+way, both ended by a resignation."""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from arena import WebArena
+from pages import TIMEOUT_MS, FrameLog, console_errors, open_app, shot
+
+
+def get(url: str) -> tuple[int, dict[str, str], bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()
+
+
+def test_the_server_serves_the_client_without_a_build_step(arena: WebArena) -> None:
+    status, headers, body = get(arena.http_url + "/")
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    assert b'<script type="module" src="app.js">' in body
+    assert "connect-src 'self'" in headers["Content-Security-Policy"]
+    for name, kind in (("app.js", "text/javascript"), ("battleline.js", "text/javascript"),
+                       ("chexers.js", "text/javascript"), ("replay.js", "text/javascript"),
+                       ("ladder.js", "text/javascript"), ("protocol.js", "text/javascript"),
+                       ("dom.js", "text/javascript"), ("style.css", "text/css"),
+                       ("favicon.svg", "image/svg+xml")):
+        status, headers, body = get(f"{arena.http_url}/{name}")
+        assert status == 200 and headers["Content-Type"].startswith(kind), name
+        assert body == (Path(__file__).parents[2] / "clients" / "web" / name).read_bytes()
+    for missing in ("/nothing.js", "/__init__.py", "/..%2fserver%2fapp.py", "/.hidden.js"):
+        assert get(arena.http_url + missing)[0] == 404, missing
+
+
+def sign_in_as_guest(page: Any, name: str) -> str:
+    page.click(".signin summary")
+    page.fill("#signin-name", name)
+    page.click("[data-action='guest']")
+    page.wait_for_function("(n) => document.querySelector('#account-name')?.innerText"
+                           ".startsWith(n + '#')", arg=name, timeout=TIMEOUT_MS)
+    return str(page.inner_text("#account-name"))
+
+
+def resign(page: Any) -> None:
+    page.click(".bl-prompt [data-action='resign']")
+    page.click(".bl-prompt [data-action='resign']")  # the second click confirms
+
+
+@pytest.mark.timeout(120)
+def test_sign_in_challenge_and_queue(arena: WebArena, browser: Any, artifacts: Path) -> None:
+    # Two people, two browser contexts (separate storage, like two machines).
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 960}) for _ in range(3)]
+    try:
+        ann, bob, carol = (ctx.new_page() for ctx in contexts)
+        errors = [console_errors(p) for p in (ann, bob, carol)]
+        frames = [FrameLog(p) for p in (ann, bob)]
+        for page in (ann, bob, carol):
+            open_app(page, arena.http_url)
+        ann_name = sign_in_as_guest(ann, "ann")
+        bob_name = sign_in_as_guest(bob, "bob")
+
+        # An account token signs in as that account.
+        token = arena.create_account("carol", "human")
+        carol.click(".signin summary")
+        carol.fill("#signin-token", token)
+        carol.click("[data-action='token']")
+        carol.wait_for_function("() => document.querySelector('#account-name')?.innerText"
+                                " === 'carol'", timeout=TIMEOUT_MS)
+        assert carol.get_attribute("#whoami", "data-kind") == "human"
+
+        # Ann challenges Bob by account name; Bob accepts.
+        ann.click(".mode-tabs [data-mode='challenge']")
+        ann.fill("#challenge-accounts", bob_name)
+        ann.select_option("#play-clock", label="10 min + 5 s")
+        ann.click("#play-go")
+        bob.wait_for_selector(".challenge-row [data-action='accept']", timeout=TIMEOUT_MS)
+        assert ann_name in bob.inner_text(".challenges")
+        shot(bob, artifacts, "lobby-challenge.png")
+        bob.click(".challenge-row [data-action='accept']")
+        for page, seat in ((ann, 0), (bob, 1)):
+            page.wait_for_selector(f".bl-root[data-viewer='seat-{seat}']", timeout=TIMEOUT_MS)
+        match_id = frames[0].received_of("match_start")[-1]["match_id"]
+        assert frames[1].received_of("match_start")[-1]["match_id"] == match_id
+        assert frames[0].received_of("match_start")[-1]["clock"] == {"initial_ms": 600000,
+                                                                     "increment_ms": 5000}
+        ann.wait_for_selector(".bl-root[data-request]", timeout=TIMEOUT_MS)  # north moves first
+        resign(bob)
+        for page in (ann, bob):
+            page.wait_for_selector(".bl-root .banner", timeout=TIMEOUT_MS)
+        assert ann.inner_text(".bl-root .banner").startswith("You win")
+        assert bob.inner_text(".bl-root .banner").startswith("You lose")
+
+        # Both queue for Battle Line with the same clock: the server pairs them.
+        for page in (ann, bob):
+            page.click("a.nav-link[href='#/']")
+            page.click(".mode-tabs [data-mode='seek']")
+            page.select_option("#play-clock", label="3 min + 2 s")
+        ann.click("#play-go")
+        ann.wait_for_selector(".seek-row", timeout=TIMEOUT_MS)
+        bob.click("#play-go")
+        seen = {m["match_id"] for f in frames for m in f.received_of("match_start")}
+        for page in (ann, bob):
+            page.wait_for_function(
+                "(old) => { const r = document.querySelector('.bl-root');"
+                " return r && !old.includes(r.closest('[data-match-id]').dataset.matchId); }",
+                arg=sorted(seen), timeout=TIMEOUT_MS)
+        starts = [f.received_of("match_start")[-1] for f in frames]
+        assert starts[0]["match_id"] == starts[1]["match_id"] != match_id
+        assert sorted(s["your_seat"] for s in starts) == [0, 1]
+        resign(ann)
+        bob.wait_for_selector(".bl-root .banner", timeout=TIMEOUT_MS)
+        assert all(not e for e in errors), errors
+    finally:
+        for ctx in contexts:
+            ctx.close()

@@ -1,0 +1,133 @@
+"""The replay viewer: step forward and back through a finished Battle Line match.
+
+At each position looked at, the page's table (both sides of every flag, claims, both hands
+— a finished match's log is public — and the deck counts) must equal the engine's state
+after that many steps of the match's record, read over HTTP (``/api/matches/<id>``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from arena import WebArena
+from pages import TIMEOUT_MS, FrameLog, console_errors, open_app, shot, wait_until
+
+from engine import registry
+from engine.match import actions_of
+
+REPLAY_TABLE = """() => {
+    const root = document.querySelector('.bl-root');
+    const cards = (el, sel) => [...el.querySelectorAll(sel)].map((e) => e.dataset.card);
+    return {
+        step: Number(document.querySelector('.replay-page').dataset.step),
+        flags: [...root.querySelectorAll('.bl-flag-col')].map((col) => ({
+            sides: [0, 1].map((s) => cards(col, `.bl-side[data-side="${s}"] .card`)),
+            claimed: col.querySelector('[data-flag-marker]').dataset.claimed,
+        })),
+        hands: [0, 1].map((s) => cards(root, `[data-hand-of="${s}"] [data-zone="replay-hand"]`)),
+        decks: [Number(root.querySelector('[data-deck-count="troop"]').textContent),
+                Number(root.querySelector('[data-deck-count="tactics"]').textContent)],
+        banner: Boolean(root.querySelector('.banner')),
+    };
+}"""
+
+
+def finished_match(arena: WebArena) -> str:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for m in arena.matches("battleline"):
+            if m["status"] == "over" and m["outcome"] and m["outcome"]["reason"] != "void":
+                return str(m["match_id"])
+        time.sleep(0.2)
+    raise AssertionError("no finished Battle Line match")
+
+
+def states(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The engine's state after each number of steps of the record (0 .. len(log))."""
+    game = registry.get(record["game"])
+    state = game.initial_state(record["num_seats"], record["options"])
+    out = [state]
+    for entry in record["log"]:
+        state = game.apply_unchecked(state, actions_of(entry)).state
+        out.append(state)
+    return out
+
+
+def expected_table(state: dict[str, Any], step: int) -> dict[str, Any]:
+    return {
+        "step": step,
+        "flags": [{"sides": [list(f["sides"][0]), list(f["sides"][1])],
+                   "claimed": "" if f["claimed"] is None else str(f["claimed"])}
+                  for f in state["flags"]],
+        "hands": [list(state["hands"][0]), list(state["hands"][1])],
+        "decks": [len(state["decks"][d]) + len(state["tops"][d]) for d in ("troop", "tactics")],
+    }
+
+
+def check_position(page: Any, truth: list[dict[str, Any]], step: int) -> dict[str, Any]:
+    page.wait_for_selector(f".replay-page[data-step='{step}']", timeout=TIMEOUT_MS)
+    shown = page.evaluate(REPLAY_TABLE)
+    banner = shown.pop("banner")
+    assert shown == expected_table(truth[step], step), step
+    return {"banner": banner}
+
+
+@pytest.mark.timeout(120)
+def test_stepping_through_a_finished_match(arena: WebArena, context: Any,
+                                           artifacts: Path) -> None:
+    match_id = finished_match(arena)
+    with urllib.request.urlopen(f"{arena.http_url}/api/matches/{match_id}", timeout=10) as r:
+        record = json.loads(r.read())["record"]
+    record.setdefault("game", "battleline")
+    truth = states(record)
+    last = len(truth) - 1
+
+    page = context.new_page()
+    errors = console_errors(page)
+    frames = FrameLog(page)
+    open_app(page, arena.http_url, f"#/replay/{match_id}")
+    page.wait_for_selector("#replay-step", timeout=TIMEOUT_MS)
+    replay = frames.received_of("replay")[0]
+    assert replay["match_id"] == match_id and len(replay["steps"]) == last
+    assert page.inner_text("#replay-step") == f"step 0 / {last}"
+    check_position(page, truth, 0)
+
+    # Forward past the deal, one click at a time, and back one.
+    for _ in range(16):
+        page.click("[data-action='next']")
+    check_position(page, truth, 16)
+    page.click("[data-action='prev']")
+    check_position(page, truth, 15)
+    # The keyboard: End and Home jump; the arrows step.
+    page.keyboard.press("End")
+    end = check_position(page, truth, last)
+    assert end["banner"], "the last step shows the outcome"
+    shot(page, artifacts, "replay-battleline-end.png")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    check_position(page, truth, last - 2)
+    # The slider: drag it to the middle with the keyboard (it fires "input" like a drag).
+    page.focus("#replay-slider")
+    page.keyboard.press("Home")
+    check_position(page, truth, 0)
+    middle = last // 2
+    for _ in range(middle):
+        page.keyboard.press("ArrowRight")
+    check_position(page, truth, middle)
+    shot(page, artifacts, "replay-battleline-middle.png")
+    # Play runs forward by itself; pause stops it.
+    page.click("[data-action='play']")
+    wait_until(page, lambda: int(page.get_attribute(".replay-page", "data-step") or 0)
+               >= middle + 3, what="autoplay to advance")
+    page.click("[data-action='play']")
+    stopped = int(page.get_attribute(".replay-page", "data-step") or 0)
+    page.wait_for_timeout(800)
+    assert int(page.get_attribute(".replay-page", "data-step") or 0) == stopped
+    check_position(page, truth, stopped)
+    assert {m["type"] for m in frames.sent} <= {"hello", "list_games", "get_replay"}
+    assert not errors, errors

@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("server.commands.replay", "print or export a finished match"),
     "account": ("server.commands.account", "create or list accounts (bearer tokens)"),
     "bot": ("server.commands.bot", "connect a bot (random, …) to a server and play"),
+    "ladder": ("server.commands.ladder", "the bot ladder: run with house bots, show, rerate"),
     "check-bot": ("server.commands.check_bot",
                   "run a bot through scripted situations on a local server and report"),
 }

@@ -9,7 +9,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 from engine.rng import Rng
-from protocol import decode, encode
+from protocol import decode, encode, validate_server_message
 from protocol.messages import SUBPROTOCOL_OF_ENCODING
 
 TIMEOUT = 10.0
@@ -45,7 +45,14 @@ class WsClient:
         if self._unread:
             return self._unread.pop(0)
         frame = await asyncio.wait_for(self.ws.recv(), timeout)
+        return self._decoded(frame)
+
+    def _decoded(self, frame: str | bytes) -> dict[str, Any]:
+        """Decode a frame; every server message must match the protocol's schema, and its
+        frame type the negotiated encoding."""
+        assert isinstance(frame, bytes) == (self.encoding == "msgpack"), frame[:80]
         message = decode(frame)
+        validate_server_message(message)
         self.received.append(message)
         return message
 
@@ -83,8 +90,7 @@ class WsClient:
             if left <= 0:
                 raise TimeoutError(f"no matching message within {timeout}s; unread: "
                                    f"{[m['type'] for m in self._unread][-20:]}")
-            message = decode(await asyncio.wait_for(self.ws.recv(), left))
-            self.received.append(message)
+            message = self._decoded(await asyncio.wait_for(self.ws.recv(), left))
             if pred(message):
                 if not consume:
                     self._unread.append(message)

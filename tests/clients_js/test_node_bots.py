@@ -25,7 +25,7 @@ from tests.clients_js.node_kit import ARENA, ensure_node_kit, node
 
 FAST = ReconnectPolicy(initial_delay=0.02, max_delay=0.2, max_attempts=10)
 REASONS = {"five_flags", "breakthrough", "stalemate"}
-NODE_MATCHES = 2
+NODE_MATCHES = 1
 
 
 def deep_barca() -> Any:
@@ -95,7 +95,8 @@ async def test_node_and_python_bots_play_whole_matches_against_deep_barca(
             run_process([node(), str(kit / "examples" / "random-bot.js")],
                         {**node_env, "ARENA_TOKEN": tokens["node-random"], "ARENA_SEED": "1"}),
             run_process([node(), str(kit / "examples" / "battleline-bot.js")],
-                        {**node_env, "ARENA_TOKEN": tokens["node-heuristic"]}),
+                        {**node_env, "ARENA_TOKEN": tokens["node-heuristic"],
+                         "ARENA_SEAT": "1"}),
             run_process([str(ARENA), "bot", "random", "--game", "battleline", "--seek",
                          "--matches", "1", "--encoding", "msgpack", "--server", arena.ws_url,
                          "--token", tokens["py-random"], "--seed", "2",
@@ -109,10 +110,12 @@ async def test_node_and_python_bots_play_whole_matches_against_deep_barca(
 
     (random_rc, random_out, random_err), (heur_rc, heur_out, heur_err), \
         (py_rc, py_out, py_err) = results
-    for rc, out, err in ((random_rc, random_out, random_err), (heur_rc, heur_out, heur_err)):
+    for rc, out, err, seat in ((random_rc, random_out, random_err, 0),
+                               (heur_rc, heur_out, heur_err, 1)):
         assert rc == 0, err
         assert err == "", "a Node bot reported errors:\n" + err
-        assert out.count(" started: battleline, seat 0 against deep-barca") == NODE_MATCHES
+        assert out.count(f" started: battleline, seat {seat} against deep-barca") == \
+            NODE_MATCHES
         assert f"done: {NODE_MATCHES} match(es)" in out and ", 0 errors" in out, out
     assert py_rc == 0, py_err
     py_stats = json.loads(py_out.strip().splitlines()[-1])

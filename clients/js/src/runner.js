@@ -24,6 +24,7 @@
 //   ARENA_OPPONENT  the house bot to play (play_bot mode)
 //   ARENA_MATCHES   stop after this many finished matches (default: never; play_bot: 1)
 //   ARENA_CLOCK     time control for seek/play_bot as JSON, e.g. {"initial_ms":60000,"increment_ms":1000}
+//   ARENA_SEAT      your seat in play_bot matches     (default 0)
 //   ARENA_CONNECT_ATTEMPTS  tries to reach the server at start (default 20, backing off to 5 s)
 
 import { ArenaClient, ArenaError, ConnectionLost, StaleRequest } from './client.js';
@@ -41,6 +42,7 @@ export function optionsFromEnv(env = process.env) {
   if (env.ARENA_MODE) out.mode = env.ARENA_MODE;
   if (env.ARENA_MATCHES) out.matches = Number.parseInt(env.ARENA_MATCHES, 10);
   if (env.ARENA_CLOCK) out.clock = JSON.parse(env.ARENA_CLOCK);
+  if (env.ARENA_SEAT) out.seat = Number.parseInt(env.ARENA_SEAT, 10);
   if (env.ARENA_CONNECT_ATTEMPTS) {
     out.connectAttempts = Number.parseInt(env.ARENA_CONNECT_ATTEMPTS, 10);
   }
@@ -69,7 +71,7 @@ export class BotRunner {
   /**
    * @param {object} bot  has choose(request) -> action (or a Promise of one)
    * @param {object} [options] server, token, name, games, mode ('autoplay'|'seek'|'play_bot'),
-   *   opponent (house bot name for play_bot), maxMatches (at once), matches (stop after),
+   *   opponent (house bot name for play_bot), seat (yours, play_bot), maxMatches (at once), matches (stop after),
    *   clock, gameOptions, seats, reconnect, log (function taking a line; null: silent),
    *   logErrors (same, for errors), seed (for fallback answers), env (default process.env)
    */
@@ -88,6 +90,7 @@ export class BotRunner {
     this.clock = settings.clock ?? null;
     this.gameOptions = settings.gameOptions ?? null;
     this.seats = settings.seats ?? null;
+    this.seat = settings.seat ?? null;
     this.log = settings.log === undefined ? (line) => console.log(line) : settings.log;
     this.logError = settings.logErrors === undefined ? (line) => console.error(line)
       : settings.logErrors;
@@ -168,7 +171,7 @@ export class BotRunner {
             seats: this.seats });
         } else {
           await this.client.playBot(game, { bot: this.opponent, options: this.gameOptions,
-            clock: this.clock });
+            clock: this.clock, seat: this.seat });
         }
         this._ready();
       }

@@ -4,8 +4,9 @@ The bot is any program: :func:`check_bot` starts it with the server's address, a
 account's token and the game in its environment (``ARENA_SERVER``, ``ARENA_TOKEN``,
 ``ARENA_GAME``; other ``ARENA_*`` variables are removed; ``{server}``, ``{token}`` and
 ``{game}`` in its arguments are replaced too) and expects it to connect and offer itself
-with ``autoplay`` — what a bot does for a ladder or as a house bot. Then scripted opponents (random players on ordinary client connections)
-start matches against it with ``play_bot``.
+with ``autoplay`` — what a bot does for a ladder or as a house bot. Then scripted
+opponents (random players on ordinary client connections) start matches against it with
+``play_bot``.
 
 Everything the bot sends and receives passes through a websocket relay that records it. The
 relay is also how the situations are made: it re-delivers an old request (stale), and it cuts

@@ -222,6 +222,10 @@ class Checker:
         welcome = self.relay.to_bot("welcome")[0].message
         self.bot_session = welcome.get("session")
         account = welcome.get("account", {})
+        if account.get("name") != BOT_ACCOUNT:
+            return CheckResult(name, False, f"it logged in as {account.get('name')!r} "
+                                            f"({account.get('kind')}), not with the token in "
+                                            "ARENA_TOKEN")
         if not await self._wait(self._bot_available, self.settings.connect_timeout):
             seeks = self.relay.sent_by_bot("seek")
             why = self._bot_exited() or "it never offered itself with autoplay for " \

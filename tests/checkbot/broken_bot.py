@@ -7,6 +7,7 @@ MODE:
 * ``silent``    — connects and offers autoplay, then never answers;
 * ``no-resume`` — plays correctly, but after a dropped connection says hello without
   ``resume`` (a new session: its seats are lost);
+* ``guest``     — ignores ARENA_TOKEN and plays as a guest;
 * ``crash``     — exits with status 3 before connecting.
 """
 
@@ -25,7 +26,9 @@ from websockets.typing import Subprotocol
 
 def session(mode: str) -> None:
     with connect(os.environ["ARENA_SERVER"], subprotocols=[Subprotocol("arena.v1.json")]) as ws:
-        ws.send(json.dumps({"type": "hello", "protocol": 1, "token": os.environ["ARENA_TOKEN"]}))
+        credentials = {"name": "anon"} if mode == "guest" else \
+            {"token": os.environ["ARENA_TOKEN"]}
+        ws.send(json.dumps({"type": "hello", "protocol": 1, **credentials}))
         ws.send(json.dumps({"type": "autoplay", "games": [os.environ["ARENA_GAME"]]}))
         for frame in ws:
             message = json.loads(frame)

@@ -84,3 +84,11 @@ def test_the_command_needs_a_bot_command() -> None:
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "give the bot's command after --" in done.stderr
+
+
+async def test_a_bot_that_ignores_its_token_is_told_so() -> None:
+    report = await check_bot([*BROKEN, "guest"], FAST)
+    assert report.results[0].passed is False
+    assert "logged in as 'anon#" in detail(report, "connect")
+    assert "not with the token in ARENA_TOKEN" in detail(report, "connect")
+    assert all(r.passed is None for r in report.results[1:])

@@ -131,7 +131,8 @@ class LadderStore:
     def matches(self, *, game: str | None = None, status: str | None = None,
                 limit: int | None = None) -> list[LadderMatchRow]:
         """Raw results, newest first."""
-        where, params = [], []
+        where: list[str] = []
+        params: list[Any] = []
         if game is not None:
             where.append("game=?")
             params.append(game)

@@ -290,7 +290,7 @@ class SqliteStore(Store):
             raise StoreError("the store is closed")
         self._queue.put(op)
 
-    def write_later(self, write: Callable[[sqlite3.Connection], None]) -> None:
+    def write_later(self, write: Callable[[sqlite3.Connection], object]) -> None:
         """Queue ``write(connection)`` for the writer thread, in order with every other
         queued write; it runs inside the batch's transaction (so one call is atomic). For
         modules that keep their own tables in this file (the ladder)."""

@@ -15,6 +15,7 @@ import sys
 BENCHMARKS: dict[str, str] = {
     "engine": "server.bench.engine",
     "server": "server.bench.server",
+    "ladder": "server.bench.ladder",
     "strength": "server.commands.bench_strength",
     "bot": "server.commands.bench_bot",
 }

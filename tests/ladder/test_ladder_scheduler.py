@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from server.scheduler import HOUR_S, Candidate, PairLog, Pairing, Policy, plan
+from server.scheduler import HOUR_S, Candidate, Pairing, PairLog, Policy, plan
 
 
 def pool(n: int, *, free: int = 1, ordinals: list[float] | None = None,

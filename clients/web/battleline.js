@@ -608,18 +608,16 @@ export class BattleLineTable {
     const main = h("div", { class: "bl-main" },
       this.renderSeatBar(top, "top"),
       this.renderBoard(top, bottom, legal),
+      this.over || view.outcome ? this.renderBanner() : null,
       this.renderSeatBar(bottom, "bottom"),
       this.me !== null ? this.renderPrompt(legal) : null,
-      this.me !== null ? this.renderHand(legal) : null,
-      this.over || view.outcome ? this.renderBanner() : null);
+      this.me !== null ? this.renderHand(legal) : null);
     const side = h("aside", { class: "bl-panel" },
       this.renderDecks(legal),
       this.renderDiscards(),
       this.renderLog());
     root.appendChild(main);
     root.appendChild(side);
-    const logBox = root.querySelector(".log-list");
-    if (logBox) logBox.scrollTop = logBox.scrollHeight;
     if (focus) root.querySelector(`[data-focus-key="${focus}"]`)?.focus();
   }
 
@@ -858,9 +856,10 @@ export class BattleLineTable {
   }
 
   renderLog() {
-    return h("section", { class: "panel-box log" }, h("h3", {}, "Events"),
-      h("ol", { class: "log-list", "aria-live": "polite" },
-        this.log.map((line) => h("li", {}, line))));
+    // Newest first: the latest event is always in sight without scrolling.
+    return h("section", { class: "panel-box log" }, h("h3", {}, "Events · newest first"),
+      h("ol", { class: "log-list", reversed: true, "aria-live": "polite" },
+        this.log.map((line) => h("li", {}, line)).reverse()));
   }
 
   renderBanner() {

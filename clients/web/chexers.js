@@ -264,13 +264,15 @@ export class ChexersBoard {
     if (this.over) root.dataset.over = "1";
     else delete root.dataset.over;
     root.dataset.viewer = this.me === null ? "spectator" : `seat-${this.me}`;
+    const outcome = this.over?.outcome;
+    const mine = this.me !== null && outcome ? outcome.ranks[this.me] : null;
+    const tone = mine === null || outcome.ranks.every((r) => r === 0) ? "banner-neutral"
+      : mine === 0 ? "banner-win" : "banner-loss";
     root.appendChild(h("div", { class: "cx-main" }, this.renderBoard(),
-                       this.me !== null ? this.renderPrompt() : null,
-                       this.over ? h("div", { class: "banner banner-neutral", dataset: { outcome: this.over.outcome?.reason || "" } },
-                                     h("strong", {}, outcomeText(this.over.outcome, this.seats, this.me))) : null));
+                       outcome ? h("div", { class: ["banner", tone], dataset: { outcome: outcome.reason || "" } },
+                                   h("strong", {}, outcomeText(outcome, this.seats, this.me))) : null,
+                       this.me !== null ? this.renderPrompt() : null));
     root.appendChild(h("aside", { class: "cx-panel" }, this.renderPlayers(), this.renderLog()));
-    const logBox = root.querySelector(".log-list");
-    if (logBox) logBox.scrollTop = logBox.scrollHeight;
   }
 
   renderBoard() {
@@ -383,7 +385,7 @@ export class ChexersBoard {
   }
 
   renderLog() {
-    return h("section", { class: "panel-box log" }, h("h3", {}, "Moves"),
-      h("ol", { class: "log-list" }, this.log.map((line) => h("li", {}, line))));
+    return h("section", { class: "panel-box log" }, h("h3", {}, "Moves · newest first"),
+      h("ol", { class: "log-list", reversed: true }, this.log.map((line) => h("li", {}, line)).reverse()));
   }
 }

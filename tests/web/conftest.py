@@ -1,5 +1,5 @@
 """Browser tests: real Chromium (Debian's ``chromium``) driven by Playwright, against a real
-server with house bots (:mod:`tests.web.arena`). Screenshots go to ``artifacts/web/``.
+server with house bots (:mod:`tests.web.web_arena`). Screenshots go to ``artifacts/web/``.
 
 Set-up on a fresh machine is done here: Chromium is installed with apt when it is missing
 (:mod:`tests.web.browser_setup`); Playwright comes from the ``test`` extra. Nothing is
@@ -19,8 +19,8 @@ from server.logs import configure_logging
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from arena import WebArena  # noqa: E402
 from browser_setup import CHROMIUM_ARGS, ensure_chromium  # noqa: E402
+from web_arena import WebArena  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "web"

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena import WebArena
-from pages import TIMEOUT_MS, FrameLog, console_errors, open_app, shot, wait_until
+from web_arena import WebArena
+from web_pages import TIMEOUT_MS, FrameLog, console_errors, open_app, shot, wait_until
 
 BOARD = """() => ({
     hexes: document.querySelectorAll('.cx-board .hex').length,

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena import WebArena
-from pages import TIMEOUT_MS, FrameLog, console_errors, open_app, shot, wait_until
+from web_arena import WebArena
+from web_pages import TIMEOUT_MS, FrameLog, console_errors, open_app, shot, wait_until
 
 ROWS = """() => [...document.querySelectorAll('#leaderboard tbody tr')].map((tr) => ({
     rank: Number(tr.dataset.rank), bot: tr.dataset.bot, version: tr.dataset.version,

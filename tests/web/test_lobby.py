@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena import WebArena
-from pages import TIMEOUT_MS, FrameLog, console_errors, open_app, shot
+from web_arena import WebArena
+from web_pages import TIMEOUT_MS, FrameLog, console_errors, open_app, shot
 
 
 def get(url: str) -> tuple[int, dict[str, str], bytes]:
@@ -102,10 +102,10 @@ def test_sign_in_challenge_and_queue(arena: WebArena, browser: Any, artifacts: P
             page.click("a.nav-link[href='#/']")
             page.click(".mode-tabs [data-mode='seek']")
             page.select_option("#play-clock", label="3 min + 2 s")
+        seen = {m["match_id"] for f in frames for m in f.received_of("match_start")}
         ann.click("#play-go")
         ann.wait_for_selector(".seek-row", timeout=TIMEOUT_MS)
         bob.click("#play-go")
-        seen = {m["match_id"] for f in frames for m in f.received_of("match_start")}
         for page in (ann, bob):
             page.wait_for_function(
                 "(old) => { const r = document.querySelector('.bl-root');"

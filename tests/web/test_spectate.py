@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena import WebArena
-from pages import TIMEOUT_MS, FrameLog, console_errors, open_app, shot, wait_until
+from web_arena import WebArena
+from web_pages import TIMEOUT_MS, FrameLog, console_errors, open_app, shot, wait_until
 
 PRIVATE_KEYS = {"hand", "known_tops", "opponent_known", "seed", "log"}
 SPECTATOR_MAY_SEND = {"hello", "list_games", "list_matches", "spectate", "leave", "ping"}

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-TIMEOUT_MS = 15_000
+TIMEOUT_MS = 30_000  # generous: the machines running these are often busy
 
 
 class FrameLog:

@@ -17,6 +17,8 @@ BotFactory = Callable[..., Any]
 
 _BUILTIN: dict[str, str] = {
     "random": "bots.random_bot:RandomBot",
+    # Battle Line: Deep Barca, the probabilistic agent of the seed paper (bots/battleline).
+    "deep-barca": "bots.battleline.deep_barca:DeepBarca",
     # Chexers search agents of the seed report (bots/chexers; Chexers only).
     "greedy": "bots.chexers.agents:GreedyBot",
     "maxn": "bots.chexers.agents:MaxnBot",
@@ -26,6 +28,11 @@ _BUILTIN: dict[str, str] = {
     "mp-mix": "bots.chexers.agents:MPMixBot",
 }
 _FACTORIES: dict[str, BotFactory] = {}
+_BY_GAME: dict[str, dict[str, str]] = {
+    # Game -> name -> bot: where a name means a different bot for that game. "greedy" is the
+    # Chexers agent unless the game is Battle Line, whose greedy baseline lives in bots/.
+    "battleline": {"greedy": "bots.battleline.greedy:GreedyBot"},
+}
 
 
 class UnknownBot(KeyError):
@@ -56,9 +63,12 @@ def _load(target: str) -> BotFactory:
     return factory
 
 
-def get(name: str) -> BotFactory:
+def get(name: str, game: str | None = None) -> BotFactory:
     """The factory registered as ``name`` (built-ins are imported on first use), or the
-    ``"module:attribute"`` it names. Raises :class:`UnknownBot`."""
+    ``"module:attribute"`` it names. With ``game``, a bot that name means for that game
+    only (Battle Line's ``greedy``) comes first. Raises :class:`UnknownBot`."""
+    if game is not None and name in _BY_GAME.get(game, {}):
+        return _load(_BY_GAME[game][name])
     if name not in _FACTORIES:
         if name in _BUILTIN:
             register(name, _load(_BUILTIN[name]))
@@ -72,9 +82,9 @@ def get(name: str) -> BotFactory:
     return _FACTORIES[name]
 
 
-def create(name: str, **kwargs: Any) -> Any:
-    """A new bot: ``get(name)(**kwargs)``."""
-    return get(name)(**kwargs)
+def create(name: str, *, game: str | None = None, **kwargs: Any) -> Any:
+    """A new bot: ``get(name, game)(**kwargs)``."""
+    return get(name, game)(**kwargs)
 
 
 def names() -> list[str]:

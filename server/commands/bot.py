@@ -87,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
         print("arena bot: name at least one game with --game or --games", file=sys.stderr)
         return 2
     try:
-        bot = bots.create(args.name, seed=args.seed)
+        # One game named: a bot name may mean that game's own bot (Battle Line's greedy).
+        bot = bots.create(args.name, seed=args.seed, game=games[0] if len(games) == 1 else None)
     except bots.UnknownBot:
         print(f"arena bot: unknown bot {args.name!r}; available: {', '.join(bots.names())}",
               file=sys.stderr)

@@ -101,7 +101,7 @@ NEXT_DECISION = """(done) => {
 
 def dom_state(page: Any) -> dict[str, Any]:
     """What the table offers right now, read from the DOM."""
-    return page.evaluate("""() => {
+    state: dict[str, Any] = page.evaluate("""() => {
         const root = document.querySelector('.bl-root');
         const cards = (sel) => [...root.querySelectorAll(sel)].map((e) => e.dataset.card);
         return {
@@ -117,6 +117,7 @@ def dom_state(page: Any) -> dict[str, Any]:
             pass: Boolean(root.querySelector('[data-action=pass]')),
         };
     }""")
+    return state
 
 
 def check_offer(dom: dict[str, Any], legal: list[dict[str, Any]]) -> None:
@@ -215,7 +216,7 @@ def test_a_whole_battle_line_game_by_clicking(arena: WebArena, context: Any,
         action = human.choose(request)
         before = len(frames.sent_of("action"))
         perform(page, action, legal, shots)
-        sent = wait_until(page, lambda n=before: frames.sent_of("action")[n:],  # type: ignore[misc]
+        sent = wait_until(page, lambda n=before: frames.sent_of("action")[n:],
                           what="the action frame")
         assert len(sent) == 1
         assert sent[0]["action"] == action and sent[0]["request_id"] == request["request_id"]

@@ -72,7 +72,7 @@ def test_chexers_board_play_and_resign(arena: WebArena, context: Any, artifacts:
             shot(page, artifacts, "chexers-piece-selected.png")
         before = len(frames.sent_of("action"))
         page.click(f'.cx-board .hex.is-target[data-hex="{key(action["to"])}"]')
-        sent = wait_until(page, lambda n=before: frames.sent_of("action")[n:],  # type: ignore[misc]
+        sent = wait_until(page, lambda n=before: frames.sent_of("action")[n:],
                           what="the action frame")
         assert sent[0]["action"] == action and sent[0]["request_id"] == request["request_id"]
         moves += 1

@@ -340,7 +340,7 @@ function matchRows(matches, { compact = false } = {}) {
         h("td", { class: "players" }, m.seats.map((s) => h("span", { class: ["player", `kind-${s.kind}`], title: s.kind }, s.name))),
         h("td", { class: "num" }, String(m.moves)),
         compact ? null : h("td", { class: "muted" }, formatWhen(m.started_at)),
-        h("td", {}, live ? h("span", { class: "live-badge" }, "live") : h("span", { class: "muted" }, `${m.outcome?.reason || "over"} ${outcome}`)),
+        h("td", {}, live ? h("span", { class: "live-badge" }, "live") : h("span", { class: "muted" }, `${(m.outcome?.reason || "over").replace(/_/g, " ")} ${outcome}`)),
         h("td", { class: "row-actions" },
           live ? h("a", { href: `#/m/${m.match_id}`, class: "button small", dataset: { action: seated ? "open" : "watch" } }, seated ? "Open" : "Watch")
                : h("a", { href: `#/replay/${m.match_id}`, class: "button small", dataset: { action: "replay" } }, "Replay")));

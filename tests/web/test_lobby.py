@@ -91,6 +91,12 @@ def test_sign_in_challenge_and_queue(arena: WebArena, browser: Any, artifacts: P
         assert frames[0].received_of("match_start")[-1]["clock"] == {"initial_ms": 600000,
                                                                      "increment_ms": 5000}
         ann.wait_for_selector(".bl-root[data-request]", timeout=TIMEOUT_MS)  # north moves first
+        pending = ann.get_attribute(".bl-root", "data-request")
+        # A reload resumes the session: the same match, the same open request.
+        ann.reload()
+        ann.wait_for_selector(f".bl-root[data-request='{pending}']", timeout=TIMEOUT_MS)
+        assert ann.url.endswith(f"#/m/{match_id}")
+        assert ann.inner_text("#whoami").startswith(ann_name)
         resign(bob)
         for page in (ann, bob):
             page.wait_for_selector(".bl-root .banner", timeout=TIMEOUT_MS)

@@ -67,10 +67,11 @@ class GameLadder:
     options: Mapping[str, Any] = field(default_factory=dict)
     window: int = 3
     pair_cap_per_hour: int = 12
+    patience_s: float = 15.0
 
     @property
     def policy(self) -> Policy:
-        return Policy(self.num_seats, self.window, self.pair_cap_per_hour)
+        return Policy(self.num_seats, self.window, self.pair_cap_per_hour, self.patience_s)
 
     def spec(self) -> MatchSpec:
         return MatchSpec.parse(self.game, dict(self.options), self.clock.to_json(),
@@ -79,18 +80,20 @@ class GameLadder:
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "num_seats": self.num_seats, "clock": self.clock.to_json(),
                 "options": dict(self.options), "window": self.window,
-                "pair_cap_per_hour": self.pair_cap_per_hour}
+                "pair_cap_per_hour": self.pair_cap_per_hour, "patience_s": self.patience_s}
 
 
 @dataclass(frozen=True)
 class LadderSettings:
     """``games``: the ladders by game name; ``None`` runs one for every game the server has,
-    with the game's fewest seats, ``clock``, ``window`` and ``pair_cap_per_hour``."""
+    with the game's fewest seats, ``clock``, ``window``, ``pair_cap_per_hour`` and
+    ``patience_s`` (see :class:`server.scheduler.Policy`)."""
 
     games: Mapping[str, GameLadder] | None = None
     clock: Clock = DEFAULT_CLOCK
     window: int = 3
     pair_cap_per_hour: int = 12
+    patience_s: float = 15.0
     min_games: int = DEFAULT_MIN_GAMES
     interval_s: float = 1.0
     seed: int | None = None
@@ -130,6 +133,7 @@ class LadderService:
         self.rated_matches = 0
         self.void_matches = 0
         self._joined: dict[str, dict[int, Joined]] = {}   # game -> entity id -> joined
+        self._waiting_since: dict[int, float] = {}  # entity -> last joined, seated or freed
         self._ladders: dict[str, GameLadder] = {}
         self._kick = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -191,7 +195,8 @@ class LadderService:
         elif name in available_names():
             info = registry.get(name).info
             ladder = GameLadder(name, info.min_seats, self.settings.clock, {},
-                                self.settings.window, self.settings.pair_cap_per_hour)
+                                self.settings.window, self.settings.pair_cap_per_hour,
+                                self.settings.patience_s)
         if ladder is None:
             raise LobbyError("not_found", f"no ladder for {name!r}")
         ladder.spec()  # fail loudly on a bad configuration (clock, options, seats)
@@ -234,12 +239,14 @@ class LadderService:
         return Candidate(j.entity.id, j.entity.account,
                          free=j.max_matches - len(j.session.seats), games=standing.started,
                          ordinal=standing.rating.ordinal, last_played=standing.last_played,
-                         seat_counts=tuple(counts))
+                         seat_counts=tuple(counts),
+                         waiting_since=self._waiting_since.get(j.entity.id))
 
     def _start(self, ladder: GameLadder, seating: list[Joined], now: float) -> str:
         entities = tuple(j.entity.id for j in seating)
         before = [self.book.standings[e].rating for e in entities]
         self.book.started(entities, now)
+        self._waiting_since.update((e, now) for e in entities)
         live = self.server.start_match(ladder.spec(), [j.session for j in seating])
         self.live[live.match_id] = LadderLive(live.match_id, ladder.game, entities)
         self.started_matches += 1
@@ -260,6 +267,8 @@ class LadderService:
         ladder_match = self.live.pop(live.match_id, None)
         if ladder_match is None or self._closed:
             return
+        now = self.now()
+        self._waiting_since.update((e, now) for e in ladder_match.entities)
         try:
             self._record(ladder_match, live)
         except Exception:
@@ -324,6 +333,7 @@ class LadderService:
             if j.session is session or entity_id == entity.id:
                 del joined[entity_id]
         joined[entity.id] = Joined(session, entity, int(msg["max_matches"]))
+        self._waiting_since[entity.id] = self.now()
         seeded = (None if entity.seeded_from is None
                   else self.book.entities[entity.seeded_from].version)
         conn.protocol.reply(msg, {

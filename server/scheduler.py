@@ -11,11 +11,14 @@ The rules, in order:
 1. **Seed**: the next match is built around the candidate with the fewest games, then the
    longest idle (never played counts as idle forever), so a new version plays its placement
    games first and nobody starves.
-2. **Opponents**: from the other candidates with a free slot, of *another account* (an
-   account never plays itself, so it cannot farm rating with a sandbagging twin), whose pair
-   with every seat already chosen is under the hourly cap, take the ``window`` nearest in
-   ordinal to the seats chosen so far and draw one at random. Repeat until the seats are full.
-   A seed for which no opponent qualifies is skipped this round.
+2. **Opponents**: among the other candidates of *another account* (an account never plays
+   itself, so it cannot farm rating with a sandbagging twin) whose pair with every seat
+   already chosen is under the hourly cap, take the ``window`` nearest in ordinal to the seats
+   chosen so far — busy ones included — and draw one at random among those with a free slot.
+   If all of them are busy, the seed waits for them (near opponents are the informative
+   ones), but not longer than ``patience_s`` since it was last seated or freed: then it takes
+   the nearest of those with a free slot. Repeat until the seats are full. A seed for which no
+   opponent qualifies yet is skipped this round.
 3. **Seats**: of every assignment of the chosen entities to seats, the one that puts each
    entity where it has sat least (summed over the entities; ties drawn at random), so first
    moves rotate.
@@ -40,9 +43,11 @@ HOUR_S: Final = 3600.0
 
 @dataclass(frozen=True)
 class Candidate:
-    """One rated entity available now. ``seat_counts[s]``: matches it started in seat ``s``
-    (for this ladder's seat count); ``last_played``: when its last match started (``None``:
-    never)."""
+    """One rated entity on the ladder and connected. ``free``: matches it may start now (0:
+    busy, but it still counts for the rating windows); ``seat_counts[s]``: matches it started
+    in seat ``s`` (for this ladder's seat count); ``last_played``: when its last match started
+    (``None``: never); ``waiting_since``: when it was last seated, freed or joined (``None``:
+    waiting for ever, so never made to wait)."""
 
     entity: int
     account: str
@@ -51,6 +56,7 @@ class Candidate:
     ordinal: float
     last_played: float | None = None
     seat_counts: tuple[int, ...] = ()
+    waiting_since: float | None = None
 
 
 @dataclass(frozen=True)
@@ -64,15 +70,19 @@ class Pairing:
 class Policy:
     """How one game's ladder pairs. ``pair_cap_per_hour`` bounds the matches any two
     entities start together within an hour (a three-seat match counts for each of its
-    three pairs)."""
+    three pairs); ``patience_s`` is how long a free entity waits for a busy opponent of its
+    rating window."""
 
     num_seats: int = 2
     window: int = 3
     pair_cap_per_hour: int = 12
+    patience_s: float = 15.0
 
     def __post_init__(self) -> None:
-        if self.num_seats < 2 or self.window < 1 or self.pair_cap_per_hour < 1:
-            raise ValueError("num_seats >= 2, window >= 1 and pair_cap_per_hour >= 1")
+        if (self.num_seats < 2 or self.window < 1 or self.pair_cap_per_hour < 1
+                or self.patience_s < 0):
+            raise ValueError("num_seats >= 2, window >= 1, pair_cap_per_hour >= 1 and "
+                             "patience_s >= 0")
 
 
 @dataclass
@@ -112,15 +122,16 @@ def _seed_order(c: Candidate) -> tuple[int, float, int]:
 def plan(candidates: Sequence[Candidate], policy: Policy, log: PairLog, now: float,
          rng: random.Random) -> list[Pairing]:
     """The matches to start now (see the module docstring). Records them in ``log``."""
-    pool = {c.entity: c for c in candidates if c.free > 0}
+    everyone = {c.entity: c for c in candidates}
     pairings: list[Pairing] = []
     skipped: set[int] = set()
     while True:
-        seeds = sorted((c for e, c in pool.items() if e not in skipped), key=_seed_order)
+        seeds = sorted((c for e, c in everyone.items() if c.free > 0 and e not in skipped),
+                       key=_seed_order)
         if not seeds:
             return pairings
         seed = seeds[0]
-        group = _opponents(seed, pool, policy, log, now, rng)
+        group = _opponents(seed, everyone, policy, log, now, rng)
         if group is None:
             skipped.add(seed.entity)
             continue
@@ -130,28 +141,29 @@ def plan(candidates: Sequence[Candidate], policy: Policy, log: PairLog, now: flo
         for s, c in enumerate(seats):
             counts = list(c.seat_counts or (0,) * policy.num_seats)
             counts[s] += 1
-            updated = replace(c, free=c.free - 1, games=c.games + 1, last_played=now,
-                              seat_counts=tuple(counts))
-            if updated.free > 0:
-                pool[c.entity] = updated
-            else:
-                del pool[c.entity]
+            everyone[c.entity] = replace(c, free=c.free - 1, games=c.games + 1,
+                                         last_played=now, waiting_since=now,
+                                         seat_counts=tuple(counts))
 
 
-def _opponents(seed: Candidate, pool: dict[int, Candidate], policy: Policy, log: PairLog,
+def _opponents(seed: Candidate, everyone: dict[int, Candidate], policy: Policy, log: PairLog,
                now: float, rng: random.Random) -> list[Candidate] | None:
     group = [seed]
+    patient = seed.waiting_since is not None and now - seed.waiting_since < policy.patience_s
     while len(group) < policy.num_seats:
         accounts = {c.account for c in group}
-        eligible = [c for c in pool.values()
+        eligible = [c for c in everyone.values()
                     if c.account not in accounts
                     and all(log.count(c.entity, g.entity, now) < policy.pair_cap_per_hour
                             for g in group)]
-        if not eligible:
-            return None
         target = sum(c.ordinal for c in group) / len(group)
         eligible.sort(key=lambda c: (abs(c.ordinal - target), c.entity))
-        window = eligible[:policy.window]
+        if patient:  # only the nearest will do, free or not (it waits for busy ones)
+            window = [c for c in eligible[:policy.window] if c.free > 0]
+        else:
+            window = [c for c in eligible if c.free > 0][:policy.window]
+        if not window:
+            return None
         group.append(window[rng.randrange(len(window))])
     return group
 

@@ -164,3 +164,34 @@ def test_a_seed_without_any_allowed_opponent_is_skipped() -> None:
     (only,) = plan(cands, Policy(2), PairLog(), 0.0, random.Random(0))
     assert set(only.seats) in ({1, 3}, {2, 3})
     assert plan(cands[:2], Policy(2), PairLog(), 0.0, random.Random(0)) == []
+
+
+def test_a_free_bot_waits_a_while_for_a_busy_opponent_of_its_window() -> None:
+    # entity 1 is free; its nearest (2) is busy, a far one (3) is free
+    near_busy = [Candidate(1, "a", 1, 0, ordinal=10.0, waiting_since=100.0),
+                 Candidate(2, "b", 0, 0, ordinal=11.0, waiting_since=100.0),
+                 Candidate(3, "c", 1, 5, ordinal=30.0, waiting_since=100.0)]
+    policy = Policy(2, window=1, patience_s=5.0)
+    assert plan(near_busy, policy, PairLog(), 103.0, random.Random(0)) == []
+    # (had 3 been waiting for long, it could take 1 at once: its own patience is out)
+    impatient = [*near_busy[:2], replace(near_busy[2], waiting_since=0.0)]
+    (taken,) = plan(impatient, policy, PairLog(), 103.0, random.Random(0))
+    assert set(taken.seats) == {1, 3}
+    # patience runs out: the nearest free opponent will do
+    (late,) = plan(near_busy, policy, PairLog(), 105.5, random.Random(0))
+    assert set(late.seats) == {1, 3}
+    # the busy one is free again in time: the near pair plays
+    freed = [replace(near_busy[1], free=1), *near_busy[::2]]
+    (near,) = plan(freed, policy, PairLog(), 103.0, random.Random(0))
+    assert set(near.seats) == {1, 2}
+
+
+def test_busy_bots_count_for_the_window_but_are_never_seated() -> None:
+    cands = [Candidate(1, "a", 1, 0, 0.0, waiting_since=0.0),
+             Candidate(2, "b", 0, 0, 0.5, waiting_since=0.0),
+             Candidate(3, "c", 1, 0, 1.0, waiting_since=0.0),
+             Candidate(4, "d", 1, 0, 9.0, waiting_since=0.0)]
+    for seed in range(10):
+        pairings = plan(cands, Policy(2, window=2, patience_s=60.0), PairLog(), 1.0,
+                        random.Random(seed))
+        assert pairings == [Pairing((1, 3))] or pairings == [Pairing((3, 1))]

@@ -172,7 +172,9 @@ class LadderService:
         self._kick.set()
 
     async def _run(self) -> None:
-        while True:
+        # Not `while True`: on 3.11 asyncio.wait_for can swallow the cancel from close() when
+        # its timeout fires at the same moment, and close() then awaited this task forever.
+        while not self._closed:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._kick.wait(), self.settings.interval_s)
             self._kick.clear()

@@ -15,7 +15,10 @@ Figures, each the median over ``--repeat`` runs of ``--seconds``:
 * matches per second completed;
 * action round trip: from a client sending an action to it receiving the ``events`` that
   action caused (p50 / p90 / p99 of all samples of the median run), which includes the load
-  generator's own scheduling on a shared 2-core machine.
+  generator's own scheduling on a shared 2-core machine;
+* the server process's CPU time per action (all its threads, set-up and warm-up included):
+  the figure that least depends on what else the machine is doing. Rates on a busy machine
+  measure its scheduler as much as the server.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import json
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -78,14 +82,22 @@ async def bench(args: argparse.Namespace) -> tuple[list[Result], list[dict[str, 
                 for matches in args.matches or [1, 50]:
                     runs = []
                     for n in range(args.repeat):
+                        cpu = time.process_time()
                         run = await one_run(server.ws_url, args.game, seats, matches,
                                             encoding, args.seconds, args.warmup)
+                        # The server's own CPU (all its threads) over the whole run, warm-up
+                        # and set-up included, per action counted: an upper bound that does
+                        # not depend on how busy the machine's other processes are.
+                        run["server_cpu_us"] = ((time.process_time() - cpu) * 1e6
+                                                / max(1, run["actions"]))
                         runs.append(run)
                         stderr_progress(
                             f"{args.game} {encoding} x{matches}: run {n + 1}/{args.repeat}: "
                             f"{run['actions'] / run['elapsed']:,.0f} actions/s, "
                             f"p50 {run['latency_ms']['p50']:.2f} ms, "
-                            f"p99 {run['latency_ms']['p99']:.2f} ms, errors {run['errors']}")
+                            f"p99 {run['latency_ms']['p99']:.2f} ms, "
+                            f"server CPU {run['server_cpu_us']:.0f} µs/action, "
+                            f"errors {run['errors']}")
                     name = f"{args.game} {encoding}, {matches} matches"
                     settings = {"game": args.game, "encoding": encoding, "matches": matches}
                     results.append(Result(f"{name}: actions", "actions/s",
@@ -98,6 +110,8 @@ async def bench(args: argparse.Namespace) -> tuple[list[Result], list[dict[str, 
                     median_run = runs[rates.index(statistics.median_low(rates))]
                     latencies.append({"name": name, **median_run["latency_ms"],
                                       "samples": median_run["samples"],
+                                      "server_cpu_us": statistics.median(
+                                          r["server_cpu_us"] for r in runs),
                                       "errors": sum(r["errors"] for r in runs)})
         finally:
             await server.close()
@@ -117,9 +131,9 @@ def run(args: argparse.Namespace) -> int:
     print()
     width = max(len(row["name"]) for row in latencies)
     print(f"{'action round trip (median run)'.ljust(width)}  {'p50':>8}  {'p90':>8}  "
-          f"{'p99':>8}  {'max':>8}  samples  errors")
+          f"{'p99':>8}  {'max':>8}  samples  server CPU/action  errors")
     for row in latencies:
         print(f"{row['name'].ljust(width)}  {row['p50']:6.2f}ms  {row['p90']:6.2f}ms  "
               f"{row['p99']:6.2f}ms  {row['max']:6.1f}ms  {row['samples']:7d}  "
-              f"{row['errors']:6d}")
+              f"{row['server_cpu_us']:14.0f} µs  {row['errors']:6d}")
     return 0

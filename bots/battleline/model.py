@@ -46,8 +46,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from bots.battleline.formations import Candidate, candidates, count_formations as _count
-from bots.battleline.formations import probability, strike
+from bots.battleline.formations import Candidate, candidates, probability, strike
+from bots.battleline.formations import count_formations as _count
 from bots.battleline.formations import wanted as wanted_by
 from engine.battleline.cards import ALL_TROOPS_MASK, INDEX, NUM_TROOPS, TROOPS
 
@@ -423,7 +423,9 @@ class Model:
     # ---- wishlists ----------------------------------------------------------------------------
 
     def wishlist_counts(self, who: int, public: bool = False) -> list[int]:
-        """Per troop card, on how many of ``who``'s top formations (all open flags) it stands.
+        """Per troop card, on how many of ``who``'s top formations it stands, over the open
+        flags where that side has started (an empty side's top formations are the game's
+        strongest on every empty flag alike: they name no intention).
 
         ``public`` counts the opponent's formations over every card not on the table (the
         cards a claim proof may give it, this seat's hand included): a card this seat holds
@@ -435,12 +437,13 @@ class Model:
                 continue
             side = f["sides"][self.seat if who == 0 else self.opp]
             size = 4 if "Mud" in f["env"] else 3
-            if len(side) >= size:
+            if not side or len(side) >= size:
                 continue
             fog = "Fog" in f["env"]
             if public:
                 troops, wilds = split_side(side)
                 cands = candidates(troops, wilds, size, fog, ALL_TROOPS_MASK & ~self.seen, n)
+                cands.sort(key=lambda c: -c[0])
                 wants = [wanted_by(c) for c in cands[:n]]
             else:
                 wants = [w for _, _, w in self.top(side, size, fog, who)]

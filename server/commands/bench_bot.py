@@ -25,6 +25,7 @@ import statistics
 import sys
 from typing import Any
 
+from clients import bots
 from engine import registry
 from server.bench.tournament import (
     Progress,
@@ -33,14 +34,16 @@ from server.bench.tournament import (
     percentile,
     play_match,
 )
-from server.commands.bench_strength import make_bot
+from server.commands.bench_strength import make_bot, parse_agent
 
 HELP = "decision time of bots (p50/p90/p99) over seeded games"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("agents", help="comma-separated agents, e.g. maxn,maxn:depth=4,paranoid")
-    p.add_argument("--game", required=True, help="game name (e.g. chexers)")
+    p.add_argument("--game", default=None,
+                   help="game name (e.g. chexers); default: the game of a bot that plays one "
+                        "(deep-barca: battleline)")
     p.add_argument("-n", "--games", type=int, default=10, help="games per agent (default 10)")
     p.add_argument("--opponents", choices=("self", "random"), default="self",
                    help="who fills the other seats (default: the agent itself)")
@@ -75,7 +78,7 @@ def bench_agent(game_name: str, spec: str, games: int, opponents: str, plies: in
     for k in range(games):
         match_seed = derive_seed(seed, game_name, "bot-bench", k)
         players = [make_bot(spec if (opponents == "self" or s == 0) else "random",
-                            derive_seed(match_seed, s)) for s in range(seats)]
+                            derive_seed(match_seed, s), game_name) for s in range(seats)]
         play_match(game, players, seed=match_seed, opening_plies=plies,
                    on_decision=on_decision)
         progress.advance(note=spec)
@@ -92,7 +95,27 @@ def bench_agent(game_name: str, spec: str, games: int, opponents: str, plies: in
     }
 
 
+def _only_game(specs: list[str]) -> str | None:
+    """The one game every agent's class declares it plays (``games``), if there is one."""
+    found = set()
+    for spec in specs:
+        name, _ = parse_agent(spec)
+        try:
+            games = getattr(bots.get(name), "games", None)
+        except bots.UnknownBot:
+            return None
+        if games is None or len(games) != 1:
+            return None
+        found.add(games[0])
+    return found.pop() if len(found) == 1 else None
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.game is None:
+        args.game = _only_game([s for s in args.agents.split(",") if s])
+        if args.game is None:
+            print("arena bench bot: name the game with --game", file=sys.stderr)
+            return 2
     try:
         registry.get(args.game)
     except KeyError:
@@ -101,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     specs = [s for s in args.agents.split(",") if s]
     for spec in specs:
         try:
-            make_bot(spec, 0)
+            make_bot(spec, 0, args.game)
         except Exception as exc:  # noqa: BLE001 - any bad name or option is reported alike
             print(f"arena bench bot: bad agent {spec!r}: {exc}", file=sys.stderr)
             return 2

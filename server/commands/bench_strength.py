@@ -5,6 +5,7 @@
     arena bench strength chexers --agents random,greedy,maxn,paranoid,mp-mix -n 300 --jobs 2
     arena bench strength chexers --lineups mp-mix+maxn+paranoid,maxn+random+random -n 300
     arena bench strength chexers --agents maxn,maxn:two_player=true,paranoid:depth=3 -n 60
+    arena bench strength battleline deep-barca greedy -n 1000 --jobs 2   # duplicate pairs
 
 Line-ups: every set of distinct agents that fills the game's seats, plus each agent against
 ``random`` in every other seat (or exactly ``--lineups``, ``+``-separated). Each line-up is
@@ -25,6 +26,7 @@ requests the server sends (views and legal actions from the engine), without clo
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import math
@@ -39,6 +41,7 @@ from typing import Any
 
 from clients import bots
 from engine import registry
+from server.bench import strength as duplicate
 from server.bench.tournament import (
     Progress,
     derive_seed,
@@ -60,6 +63,10 @@ FALLBACK_DEFAULTS: dict[str, Any] = {"agents": "random", "opening_plies": 2}
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", help="game name (e.g. chexers)")
+    p.add_argument("bots", nargs="*", metavar="BOT",
+                   help="two bots for a duplicate-pair match instead of a round robin: every "
+                        "deal played twice, seats swapped (server/bench/strength.py), e.g. "
+                        "'battleline deep-barca greedy -n 1000'")
     p.add_argument("--agents", default=None,
                    help="comma-separated agents (default for chexers: "
                         f"{DEFAULTS['chexers']['agents']})")
@@ -92,9 +99,13 @@ def parse_agent(spec: str) -> tuple[str, dict[str, Any]]:
     return name, options
 
 
-def make_bot(spec: str, seed: int) -> Any:
+def make_bot(spec: str, seed: int, game: str | None = None) -> Any:
     name, options = parse_agent(spec)
-    return bots.create(name, seed=seed, **options)
+    return bots.create(name, seed=seed, game=game, **options)
+
+
+def _make_for(spec: str, seed: int, game: str) -> Any:
+    return make_bot(spec, seed, game)
 
 
 def lineups_for(agents: Sequence[str], seats: int) -> list[tuple[str, ...]]:
@@ -135,7 +146,7 @@ def tasks_for(game: str, lineups: Sequence[tuple[str, ...]], games: int, seed: i
 def run_task(task: Task) -> tuple[Task, dict[str, Any]]:
     """Play one game (in a worker process or here)."""
     game = registry.get(task.game)
-    players = [make_bot(spec, derive_seed(task.seed, seat, spec))
+    players = [make_bot(spec, derive_seed(task.seed, seat, spec), task.game)
                for seat, spec in enumerate(task.seating)]
     result = play_match(game, players, seed=task.seed, opening_plies=task.opening_plies)
     return task, {"ranks": list(result.ranks), "reason": result.reason, "turns": result.turns,
@@ -246,6 +257,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"arena bench strength: unknown game {args.game!r}; games: "
               f"{', '.join(registry.names())}", file=sys.stderr)
         return 2
+    if args.bots:
+        return duplicate.run_cli(game, args.bots, args.games, args.seed,
+                                 max(1, min(args.jobs, os.cpu_count() or 1)),
+                                 functools.partial(_make_for, game=args.game), args.json)
     defaults = DEFAULTS.get(args.game, FALLBACK_DEFAULTS)
     seats = game.info.min_seats
     if args.lineups:

@@ -30,7 +30,6 @@ from typing import Any
 
 import structlog
 
-from clients import bots
 from server.app import ArenaServer, tune_gc
 from server.commands.run import HouseBot, ensure_accounts, stop_bot
 from server.commands.serve import DEFAULT_DB, add_server_arguments, wait_for_stop_signal
@@ -45,18 +44,12 @@ from server.storage import SqliteStore
 log = structlog.get_logger("arena.ladder")
 
 
-def _registered(name: str, fallback: str) -> str:
-    return name if name in bots.names() else fallback
-
-
 def house_lineup() -> dict[str, list[tuple[str, str]]]:
-    """Per game: (ladder name, ``arena bot`` name) of each house bot."""
+    """Per game: (ladder name, ``arena bot`` name) of each house bot. ``arena bot`` picks a
+    name's bot for the game it plays (``greedy`` is Battle Line's greedy baseline there)."""
     return {
-        "battleline": [
-            ("random", "random"),
-            ("greedy", "bots.battleline.greedy:GreedyBot"),
-            ("deep-barca", _registered("deep-barca", "bots.battleline.deep_barca:DeepBarca")),
-        ],
+        "battleline": [("random", "random"), ("greedy", "greedy"),
+                       ("deep-barca", "deep-barca")],
         "chexers": [("random", "random"), ("greedy", "greedy"), ("maxn", "maxn"),
                     ("paranoid", "paranoid"), ("mp-mix", "mp-mix")],
     }

@@ -69,7 +69,8 @@ class Arena:
             token = await asyncio.to_thread(self.store.create_account, account, "bot")
         else:
             token = await asyncio.to_thread(self.store.rotate_token, account)
-        policy = bots.create(bot, seed=seed, **options) if isinstance(bot, str) else bot
+        policy = (bots.create(bot, game=game, seed=seed, **options) if isinstance(bot, str)
+                  else bot)
         tracked = Tracked(policy)
         runner = BotRunner(tracked, self.server.ws_url, games=[game], token=token,
                            mode="ladder", max_matches=max_matches, reconnect=NO_RECONNECT,

@@ -37,8 +37,9 @@ log = structlog.get_logger("arena.run")
 
 HOUSE_GAMES = ("battleline", "chexers")
 #: Two random bots (so a three-seat Chexers match against the house has distinct bots) and the
-#: Chexers search agents of the seed report.
-DEFAULT_HOUSE_BOTS = "random,random,greedy,maxn,random-maxn,paranoid,offensive,mp-mix"
+#: Chexers search agents of the seed report, and Deep Barca (Battle Line).
+DEFAULT_HOUSE_BOTS = ("random,random,greedy,maxn,random-maxn,paranoid,offensive,mp-mix,"
+                      "deep-barca")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

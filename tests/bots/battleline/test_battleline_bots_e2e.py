@@ -1,0 +1,90 @@
+"""End to end: Deep Barca and the greedy baseline as ordinary clients (the bot runner that
+``arena bot deep-barca`` uses) against the real server on 127.0.0.1, seated by a human
+client's play_bot, with a clock."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bots.battleline.deep_barca import DeepBarca
+from bots.battleline.greedy import GreedyBot
+from bots.random_bot import RandomBot
+from clients import bots
+from clients.connection import ReconnectPolicy, connect
+from clients.runner import BotRunner
+from server.app import ArenaServer
+from server.storage import SqliteStore
+
+FAST = ReconnectPolicy(initial_delay=0.02, max_delay=0.2, max_attempts=10)
+
+
+@pytest.fixture
+async def arena(tmp_path: Path) -> AsyncIterator[ArenaServer]:
+    store = SqliteStore(tmp_path / "arena.sqlite3")
+    server = ArenaServer(store, grace_s=10.0)
+    await server.start("127.0.0.1", 0)
+    try:
+        yield server
+    finally:
+        await server.close()
+        store.close()
+
+
+class Recording:
+    """Wraps a bot and keeps the requests it answered."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.requests: list[dict[str, Any]] = []
+
+    def choose(self, request: dict[str, Any]) -> Any:
+        self.requests.append(request)
+        return self.bot.choose(request)
+
+
+async def play_against(arena: ArenaServer, account: str, bot: Any) -> dict[str, Any]:
+    recording = Recording(bot)
+    token = await asyncio.to_thread(arena.store.create_account, account, "bot")
+    runner = BotRunner(recording, arena.ws_url, games=["battleline"], matches=1,
+                       reconnect=FAST, token=token)
+    task = asyncio.ensure_future(runner.run())
+    for _ in range(500):
+        if runner._session_offered is not None:  # noqa: SLF001
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
+    me = RandomBot(seed=4)
+    async with await connect(arena.ws_url, name="visitor", reconnect=FAST) as conn:
+        start = await conn.play_bot("battleline", bot=account, seat=0,
+                                    clock={"initial_ms": 60_000, "increment_ms": 1_000})
+        while True:
+            message = await conn.next_message(timeout=60)
+            if message.get("match_id") != start["match_id"]:
+                continue
+            if message["type"] == "request" and conn.session.is_pending(message):
+                await conn.act(message, me.choose(message))
+            elif message["type"] == "match_end":
+                end = message
+                break
+    stats = await asyncio.wait_for(task, 60)
+    assert stats.matches_finished == 1 and stats.errors == 0 and stats.fallbacks == 0
+    assert recording.requests
+    for request in recording.requests:
+        # The bot saw its own seat's view and nothing of the other hand but its size.
+        assert request["seat"] == 1 and request["view"]["seat"] == 1
+        assert isinstance(request["view"]["hands"][0], dict)
+    return end
+
+
+@pytest.mark.parametrize("name", ["deep-barca", "greedy"])
+async def test_battleline_bots_play_a_match_as_clients(arena: ArenaServer, name: str) -> None:
+    bot = bots.create(name, seed=1, game="battleline")
+    assert isinstance(bot, DeepBarca if name == "deep-barca" else GreedyBot)
+    end = await play_against(arena, f"house-{name}", bot)
+    assert end["outcome"]["reason"] in ("five_flags", "breakthrough", "stalemate")
+    assert len(end["outcome"]["ranks"]) == 2

@@ -294,15 +294,24 @@ def _hosts(troops: tuple[int, ...], wilds: tuple[str, ...], base: int, need: int
     return out
 
 
-def probability(candidate: Candidate, p: Sequence[float]) -> float:
+def probability(candidate: Candidate, p: Sequence[float],
+                memo: dict[tuple[int, int], float] | None = None) -> float:
     """The chance of making ``candidate`` when troop card ``i`` reaches the side with
     probability ``p[i]``, the cards independent (paper section 3.4); the likeliest
-    alternative counts."""
+    alternative counts. ``memo`` caches group chances for this ``p`` (groups recur across
+    candidates: the nines of a phalanx, the values of a straight)."""
     best = 0.0
     for groups in candidate[1]:
         prob = 1.0
-        for mask, count in groups:
-            prob *= at_least(mask, count, p)
+        for group in groups:
+            if memo is None:
+                prob *= at_least(group[0], group[1], p)
+            else:
+                found = memo.get(group)
+                if found is None:
+                    found = at_least(group[0], group[1], p)
+                    memo[group] = found
+                prob *= found
             if prob == 0.0:
                 break
         if prob > best:

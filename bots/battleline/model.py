@@ -212,6 +212,7 @@ class Model:
         self.my_avail = self.hand_mask | (unseen if share > 0.0 else 0)
         self.opp_avail = known | (unseen if share < 1.0 else 0)
         self.p = (p_me, p_opp)
+        self._memo: tuple[dict[tuple[int, int], float], dict[tuple[int, int], float]] = ({}, {})
         self._cands: dict[Any, list[Candidate]] = {}
         self._tops: dict[Any, Top] = {}
         self._flags: dict[Any, float] = {}
@@ -276,9 +277,10 @@ class Model:
             return found
         cands = self._pool(troops, wilds, size, fog, avail, who, spread)
         p = self.p[who]
+        memo = self._memo[who]
         scored = []
         for cand in cands:
-            prob = probability(cand, p)
+            prob = probability(cand, p, memo)
             if prob > 0.0:
                 scored.append((cand[0], prob, wanted_by(cand)))
         if self.params.formation == "class":
@@ -291,10 +293,18 @@ class Model:
                 else:
                     merged[s] = (1.0 - prob, want)
             scored = [(s, 1.0 - miss, w) for s, (miss, w) in merged.items()]
+        scored.sort(key=lambda t: (-t[0], -t[1]))
         if spread:
-            found = tuple(scored)
+            # Only goals no other goal beats on both strength and chance can be the best
+            # (a stronger, likelier goal leaves the started side no more chance).
+            front = []
+            best = 0.0
+            for item in scored:
+                if item[1] > best:
+                    front.append(item)
+                    best = item[1]
+            found = tuple(front)
         else:
-            scored.sort(key=lambda t: (-t[0], -t[1]))
             found = tuple(scored[:self.params.top_formations])
         self._tops[key] = found
         return found
@@ -320,6 +330,7 @@ class Model:
                     p[i] /= k
             new_p[who] = p
         self.p = (new_p[0], new_p[1])
+        self._memo = ({}, {})
         self._tops = {}
 
     # ---- flags and the game -------------------------------------------------------------------
@@ -375,7 +386,10 @@ class Model:
         for goal_s, goal_p, _ in goals or empty:
             miss = 1.0
             for s, p, _ in started:
-                miss *= 1.0 - p * (1.0 - goal_p * _beats(goal_s, s, tie))
+                if s > goal_s:
+                    miss *= 1.0 - p
+                else:
+                    miss *= 1.0 - p * (1.0 - goal_p * (1.0 if goal_s > s else tie))
             if 1.0 - miss < bsfa:
                 bsfa = 1.0 - miss
         w = self.params.mfa_weight
@@ -478,9 +492,10 @@ def _beats(t: int, s: int, tie: float) -> float:
 def beaten(s: int, opp_top: Top, tie: float) -> float:
     """P(the opponent makes one of its top formations that beats strength ``s``)."""
     miss = 1.0
-    for t, q, _ in opp_top:
-        if t >= s:
-            miss *= 1.0 - q * _beats(t, s, tie)
+    for t, q, _ in opp_top:  # strongest first
+        if t < s:
+            break
+        miss *= 1.0 - q * (1.0 if t > s else tie)
     return 1.0 - miss
 
 

@@ -145,7 +145,7 @@ def watch_and_check(arena: WebArena, page: Any, match_id: str, artifacts: Path) 
     if state is None or page.get_attribute(".bl-root", "data-over"):
         return False
     hidden = hidden_cards(state)
-    assert len(hidden) > 20
+    assert hidden, "nothing hidden left to leak: the check would prove nothing"
 
     # What the page was sent.
     for message in received:

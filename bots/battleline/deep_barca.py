@@ -283,7 +283,7 @@ class DeepBarca:
 
 def _tactics_seen(view: Mapping[str, Any]) -> set[str]:
     """Tactics cards on the table or in a discard pile."""
-    seen = set()
+    seen: set[str] = set()
     for f in view["flags"]:
         for side in f["sides"]:
             seen.update(c for c in side if INDEX[c] >= NUM_TROOPS)

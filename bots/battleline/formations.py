@@ -194,7 +194,7 @@ def candidates(troops: tuple[int, ...], wilds: tuple[str, ...], size: int, fog: 
                     if missing & ~colour_avail == 0:
                         out.append((wedge, (((missing << shift, need),),)))
                     continue
-                alternatives = []
+                alternatives: list[tuple[Group, ...]] = []
                 for used in _wild_placements(wilds, missing):
                     rest = missing & ~used
                     if rest & ~colour_avail == 0:
@@ -253,7 +253,7 @@ def candidates(troops: tuple[int, ...], wilds: tuple[str, ...], size: int, fog: 
             missing = run & ~tvals
             alternatives = []
             for used in _wild_placements(wilds, missing):
-                groups = []
+                groups: list[Group] = []
                 for v in _bits(missing & ~used):
                     mask = avail & VALUE_MASK[v + 1]
                     if not mask:

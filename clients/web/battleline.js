@@ -328,9 +328,9 @@ export function eventLines(events, seats, me) {
   const deals = events.filter((e) => e.type === "deal");
   const summarise = deals.length > 1;  // the live deal comes as one message of 14 events
   if (summarise) {
-    lines.push([`Cards dealt: ${Math.floor(deals.length / 2)} each`]);
     const mine = deals.filter((e) => e.card && e.seat === me).map((e) => e.card);
-    if (mine.length) lines.push(["Your hand: ", ...mine.sort((a, b) => cardIndex(a) - cardIndex(b)).map(cardChip)]);
+    lines.push([`Cards dealt, ${Math.floor(deals.length / 2)} each`,
+                ...(mine.length ? [" — your hand: ", ...mine.sort((a, b) => cardIndex(a) - cardIndex(b)).map(cardChip)] : [])]);
   }
   for (const ev of events) {
     const who = ev.seat !== undefined ? seatLabel(ev.seat, seats, me) : "";

@@ -38,10 +38,13 @@ REPLAY_TABLE = """() => {
 
 
 def finished_match(arena: WebArena) -> str:
+    """The newest Battle Line match that was played out (the ladder bots make plenty)."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         for m in arena.matches("battleline"):
-            if m["status"] == "over" and m["outcome"] and m["outcome"]["reason"] != "void":
+            # A match played to its end, so the replay has plays, claims and tactics to show.
+            if (m["status"] == "over" and m["outcome"] and m["moves"] >= 40
+                    and m["outcome"]["reason"] in ("five_flags", "breakthrough", "stalemate")):
                 return str(m["match_id"])
         time.sleep(0.2)
     raise AssertionError("no finished Battle Line match")

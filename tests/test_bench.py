@@ -106,3 +106,25 @@ def test_help_lists_every_benchmark(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for name in bench.BENCHMARKS:
         assert name in out
+
+
+def test_server_bench_quick_reports_baselines_and_ratios(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A tiny real run of `arena bench server` (loopback): the server, the echo and the relay
+    are each measured, and the ratios are reported. Structure only, never speed."""
+    assert cli.main(["bench", "server", "--quick", "--matches", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    names = [r["name"] for r in report["results"]]
+    assert names == ["battleline json, 1 matches: actions", "battleline json, 1 matches: matches",
+                     "echo json, 1 clients: round trips", "relay json, 1 pairs: moves"]
+    assert all(r["median"] > 0 for r in report["results"] if "matches:" not in r["name"])
+    rows = report["settings"]["round_trip_ms"]
+    assert [row["name"] for row in rows] == ["battleline json, 1 matches", "echo json, 1 clients",
+                                            "relay json, 1 pairs"]
+    assert all(row["errors"] == 0 and row["samples"] > 0 for row in rows)
+    (ratios,) = report["settings"]["ratios"]
+    assert ratios["matches"] == 1 and ratios["encoding"] == "json"
+    assert ratios["p50_vs_echo"] == pytest.approx(ratios["server_p50_ms"] / ratios["echo_p50_ms"])
+    assert ratios["p99_vs_echo"] == pytest.approx(ratios["server_p99_ms"] / ratios["echo_p99_ms"])
+    assert ratios["rate_vs_relay"] == pytest.approx(
+        ratios["server_actions_per_s"] / ratios["relay_moves_per_s"])

@@ -19,6 +19,13 @@ Figures, each the median over ``--repeat`` runs of ``--seconds``:
 * the server process's CPU time per action (all its threads, set-up and warm-up included):
   the figure that least depends on what else the machine is doing. Rates on a busy machine
   measure its scheduler as much as the server.
+
+Measured in the same run, by the same load generator, at every level of ``--matches``
+(:mod:`server.bench.baselines`): a bare ``websockets`` **echo** (round trip of a move-sized
+frame, one client per match) and a bare **relay** (pairs of clients whose moves a server
+decodes and forwards to the other seat, no game logic). The figures the issue asks for are
+the ratios: server round trip p50/p99 ÷ echo p50/p99 (goal ≤ 2) and server actions/s ÷ relay
+moves/s (goal ≥ 0.5 with 500 matches). ``--quick`` is a tiny configuration for tests.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from typing import Any
 
 from engine import registry
 from server.app import ArenaServer, tune_gc
+from server.bench.baselines import start_echo, start_relay
 from server.bench.measure import Result, add_common, print_json, print_table, stderr_progress
 from server.logs import configure_logging
 from server.storage import SqliteStore
@@ -45,95 +53,184 @@ HELP = "actions/s and action round trips through a live server with many concurr
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", default="battleline", help="game to play (default battleline)")
     p.add_argument("--matches", type=int, action="append", default=None,
-                   help="concurrent matches (repeatable; default 1 and 50)")
+                   help="concurrent matches (repeatable; default 1, 10, 100 and 500)")
     p.add_argument("--encoding", choices=("json", "msgpack"), action="append", default=None,
-                   help="wire encoding (repeatable; default json and msgpack)")
+                   help="wire encoding (repeatable; default json)")
+    p.add_argument("--no-baselines", action="store_true",
+                   help="skip the echo and relay yardsticks (and the ratios)")
+    p.add_argument("--quick", action="store_true",
+                   help="a tiny run for tests: 1 and 2 matches, 1 repeat of 0.3 s, json")
     p.add_argument("--no-gc-tuning", action="store_true",
                    help="leave the cyclic collector at its defaults")
     add_common(p, repeat=3, seconds=3.0)
 
 
+DEFAULT_MATCHES = (1, 10, 100, 500)
+RUN_TIMEOUT_S = 180.0
+"""A load generator that has not finished by then (set-up included) is killed."""
+
+
 async def one_run(url: str, game: str, seats: int, matches: int, encoding: str,
-                  seconds: float, warmup: float) -> dict[str, Any]:
+                  seconds: float, warmup: float, mode: str = "arena") -> dict[str, Any]:
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "server.bench.server_load", url, "--game", game,
         "--seats", str(seats), "--matches", str(matches), "--encoding", encoding,
-        "--seconds", str(seconds), "--warmup", str(max(warmup, 0.3)),
+        "--seconds", str(seconds), "--warmup", str(max(warmup, 0.3)), "--mode", mode,
         stdout=asyncio.subprocess.PIPE)
-    out, _ = await process.communicate()
+    try:
+        async with asyncio.timeout(RUN_TIMEOUT_S + seconds):
+            out, _ = await process.communicate()
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        raise RuntimeError(f"load generator ({mode}, {matches} matches) timed out") from None
     if process.returncode != 0:
         raise RuntimeError(f"load generator failed ({process.returncode})")
     return dict(json.loads(out.decode().strip().splitlines()[-1]))
 
 
-async def bench(args: argparse.Namespace) -> tuple[list[Result], list[dict[str, Any]]]:
+def ratio(a: float, b: float) -> float | None:
+    return a / b if b > 0 and a == a and b == b else None  # a == a: not NaN
+
+
+async def measured_runs(args: argparse.Namespace, url: str, seats: int, matches: int,
+                        encoding: str, mode: str) -> list[dict[str, Any]]:
+    """``--repeat`` runs of one configuration, each with this process's CPU per unit."""
+    runs = []
+    for n in range(args.repeat):
+        cpu = time.process_time()
+        run = await one_run(url, args.game, seats, matches, encoding, args.seconds,
+                            args.warmup, mode)
+        # This process's CPU (all its threads) over the whole run, warm-up and set-up
+        # included, per action counted: an upper bound that does not depend on how busy
+        # the machine's other processes are.
+        run["server_cpu_us"] = ((time.process_time() - cpu) * 1e6 / max(1, run["actions"]))
+        runs.append(run)
+        stderr_progress(
+            f"{mode} {encoding} x{matches}: run {n + 1}/{args.repeat}: "
+            f"{run['actions'] / run['elapsed']:,.0f} /s, "
+            f"p50 {run['latency_ms']['p50']:.3f} ms, "
+            f"p99 {run['latency_ms']['p99']:.3f} ms, "
+            f"CPU {run['server_cpu_us']:.0f} µs/unit, errors {run['errors']}")
+    return runs
+
+
+def summary(name: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Median rate and median p50/p99 over runs; the latency percentiles of the median run."""
+    rates = [r["actions"] / r["elapsed"] for r in runs]
+    median_run = runs[rates.index(statistics.median_low(rates))]
+    return {"name": name, "rate": statistics.median(rates), **median_run["latency_ms"],
+            "p50_median": statistics.median(r["latency_ms"]["p50"] for r in runs),
+            "p99_median": statistics.median(r["latency_ms"]["p99"] for r in runs),
+            "samples": median_run["samples"],
+            "server_cpu_us": statistics.median(r["server_cpu_us"] for r in runs),
+            "errors": sum(r["errors"] for r in runs)}
+
+
+async def bench(args: argparse.Namespace
+                ) -> tuple[list[Result], list[dict[str, Any]], list[dict[str, Any]]]:
+    """Results (rates), round-trip rows, and one ratio row per encoding and level."""
     game = registry.get(args.game)
     seats = game.info.min_seats
     results: list[Result] = []
     latencies: list[dict[str, Any]] = []
+    ratios: list[dict[str, Any]] = []
+    levels = args.matches or list(DEFAULT_MATCHES)
     with tempfile.TemporaryDirectory() as tmp:
         store = SqliteStore(Path(tmp) / "bench.sqlite3")
         server = ArenaServer(store)
         await server.start("127.0.0.1", 0)
+        echo, echo_url = await start_echo()
+        relay, relay_url = await start_relay()
         if not args.no_gc_tuning:
             tune_gc()
         try:
-            for encoding in args.encoding or ["json", "msgpack"]:
-                for matches in args.matches or [1, 50]:
-                    runs = []
-                    for n in range(args.repeat):
-                        cpu = time.process_time()
-                        run = await one_run(server.ws_url, args.game, seats, matches,
-                                            encoding, args.seconds, args.warmup)
-                        # The server's own CPU (all its threads) over the whole run, warm-up
-                        # and set-up included, per action counted: an upper bound that does
-                        # not depend on how busy the machine's other processes are.
-                        run["server_cpu_us"] = ((time.process_time() - cpu) * 1e6
-                                                / max(1, run["actions"]))
-                        runs.append(run)
-                        stderr_progress(
-                            f"{args.game} {encoding} x{matches}: run {n + 1}/{args.repeat}: "
-                            f"{run['actions'] / run['elapsed']:,.0f} actions/s, "
-                            f"p50 {run['latency_ms']['p50']:.2f} ms, "
-                            f"p99 {run['latency_ms']['p99']:.2f} ms, "
-                            f"server CPU {run['server_cpu_us']:.0f} µs/action, "
-                            f"errors {run['errors']}")
-                    name = f"{args.game} {encoding}, {matches} matches"
+            for encoding in args.encoding or ["json"]:
+                for matches in levels:
                     settings = {"game": args.game, "encoding": encoding, "matches": matches}
+                    name = f"{args.game} {encoding}, {matches} matches"
+                    runs = await measured_runs(args, server.ws_url, seats, matches, encoding,
+                                               "arena")
                     results.append(Result(f"{name}: actions", "actions/s",
                                           tuple(r["actions"] / r["elapsed"] for r in runs),
                                           settings))
                     results.append(Result(f"{name}: matches", "matches/s",
                                           tuple(r["matches"] / r["elapsed"] for r in runs),
                                           settings))
-                    rates = [r["actions"] / r["elapsed"] for r in runs]
-                    median_run = runs[rates.index(statistics.median_low(rates))]
-                    latencies.append({"name": name, **median_run["latency_ms"],
-                                      "samples": median_run["samples"],
-                                      "server_cpu_us": statistics.median(
-                                          r["server_cpu_us"] for r in runs),
-                                      "errors": sum(r["errors"] for r in runs)})
+                    row = summary(name, runs)
+                    latencies.append(row)
+                    if args.no_baselines:
+                        continue
+                    echo_runs = await measured_runs(args, echo_url, 1, matches, encoding,
+                                                    "echo")
+                    relay_runs = await measured_runs(args, relay_url, 2, matches, encoding,
+                                                     "relay")
+                    base = {**settings, "baseline": True}
+                    results.append(Result(f"echo {encoding}, {matches} clients: round trips",
+                                          "round trips/s",
+                                          tuple(r["actions"] / r["elapsed"]
+                                                for r in echo_runs), base))
+                    results.append(Result(f"relay {encoding}, {matches} pairs: moves",
+                                          "moves/s",
+                                          tuple(r["actions"] / r["elapsed"]
+                                                for r in relay_runs), base))
+                    echo_row = summary(f"echo {encoding}, {matches} clients", echo_runs)
+                    relay_row = summary(f"relay {encoding}, {matches} pairs", relay_runs)
+                    latencies.extend([echo_row, relay_row])
+                    ratios.append({
+                        "encoding": encoding, "matches": matches,
+                        "server_p50_ms": row["p50_median"], "echo_p50_ms": echo_row["p50_median"],
+                        "server_p99_ms": row["p99_median"], "echo_p99_ms": echo_row["p99_median"],
+                        "p50_vs_echo": ratio(row["p50_median"], echo_row["p50_median"]),
+                        "p99_vs_echo": ratio(row["p99_median"], echo_row["p99_median"]),
+                        "server_actions_per_s": row["rate"],
+                        "relay_moves_per_s": relay_row["rate"],
+                        "rate_vs_relay": ratio(row["rate"], relay_row["rate"]),
+                        "server_cpu_us_per_action": row["server_cpu_us"],
+                        "relay_cpu_us_per_move": relay_row["server_cpu_us"],
+                        "echo_cpu_us_per_round_trip": echo_row["server_cpu_us"]})
         finally:
+            echo.close()
+            relay.close()
+            await echo.wait_closed()
+            await relay.wait_closed()
             await server.close()
             store.close()
-    return results, latencies
+    return results, latencies, ratios
+
+
+def _fmt_ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.quick:
+        args.matches = args.matches or [1, 2]
+        args.encoding = args.encoding or ["json"]
+        args.repeat, args.seconds, args.warmup = 1, 0.3, 0.1
     configure_logging("error")
-    results, latencies = asyncio.run(bench(args))
+    results, latencies, ratios = asyncio.run(bench(args))
     if args.json:
         print_json("server", results, {"seconds": args.seconds, "repeat": args.repeat,
                                        "gc_tuned": not args.no_gc_tuning,
-                                       "round_trip_ms": latencies})
+                                       "round_trip_ms": latencies, "ratios": ratios})
         return 0
     print_table(results)
     print()
     width = max(len(row["name"]) for row in latencies)
-    print(f"{'action round trip (median run)'.ljust(width)}  {'p50':>8}  {'p90':>8}  "
-          f"{'p99':>8}  {'max':>8}  samples  server CPU/action  errors")
+    print(f"{'round trip (median run)'.ljust(width)}  {'p50':>8}  {'p90':>8}  "
+          f"{'p99':>8}  {'max':>8}  samples  CPU/unit (bench process)  errors")
     for row in latencies:
-        print(f"{row['name'].ljust(width)}  {row['p50']:6.2f}ms  {row['p90']:6.2f}ms  "
-              f"{row['p99']:6.2f}ms  {row['max']:6.1f}ms  {row['samples']:7d}  "
-              f"{row['server_cpu_us']:14.0f} µs  {row['errors']:6d}")
+        print(f"{row['name'].ljust(width)}  {row['p50']:6.3f}ms  {row['p90']:6.3f}ms  "
+              f"{row['p99']:6.3f}ms  {row['max']:6.1f}ms  {row['samples']:7d}  "
+              f"{row['server_cpu_us']:20.0f} µs  {row['errors']:6d}")
+    if ratios:
+        print()
+        print("ratios (medians over runs)  p50 server/echo  p99 server/echo  "
+              "actions/s server/relay  CPU µs: action / relay move")
+        for r in ratios:
+            label = f"{r['encoding']}, {r['matches']} matches"
+            print(f"{label:<27}  {_fmt_ratio(r['p50_vs_echo']):>15}  "
+                  f"{_fmt_ratio(r['p99_vs_echo']):>15}  {_fmt_ratio(r['rate_vs_relay']):>22}  "
+                  f"{r['server_cpu_us_per_action']:8.0f} / {r['relay_cpu_us_per_move']:.0f}")
     return 0

@@ -7,6 +7,12 @@ request at once with a random legal action, seeks again after each match, and af
 ``--warmup`` seconds counts for ``--seconds``: actions answered, and for each one the time
 from sending it to receiving the ``events`` it caused. Prints one JSON object on stdout.
 Plain websockets and the protocol codec only: it measures the server, not a client library.
+
+``--mode echo`` and ``--mode relay`` drive the yardsticks of :mod:`server.bench.baselines`
+instead, with the same process, clients and counting: ``--matches`` echo clients each
+sending a move-sized frame and waiting for it to come back (the round trip), or
+``--matches`` pairs of clients that answer every forwarded move with a move of their own
+(each move sent counts, as each action does against the server).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from protocol import decode, encode
 from protocol.messages import SUBPROTOCOL_OF_ENCODING
+from server.bench.baselines import move_message
 
 
 class Load:
@@ -82,13 +89,82 @@ async def client(url: str, game: str, load: Load, seed: int, ready: asyncio.Even
         await ws.close()
 
 
+async def echo_client(url: str, load: Load, seed: int, ready: asyncio.Event,
+                      connected: list[int], total: int) -> None:
+    """Send a move-sized frame, wait for it to come back, repeat."""
+    ws: ClientConnection = await connect(url, compression=None, max_queue=None)
+    connected[0] += 1
+    if connected[0] == total:
+        ready.set()
+    await ready.wait()
+    frame = encode(move_message(seed), load.encoding)  # type: ignore[arg-type]
+    try:
+        while not load.stop:
+            sent_at = time.perf_counter()
+            await ws.send(frame)
+            decode(await ws.recv())
+            if load.counting:
+                load.latencies.append(time.perf_counter() - sent_at)
+                load.actions += 1
+    finally:
+        await ws.close()
+
+
+async def relay_client(url: str, load: Load, seed: int, ready: asyncio.Event,
+                       connected: list[int], total: int) -> None:
+    """One seat of a relayed pair: answer every move forwarded to it with a move."""
+    ws: ClientConnection = await connect(f"{url}/{load.encoding}", compression=None,
+                                         max_queue=None)
+    count = [seed]
+
+    async def move() -> float:
+        count[0] += 2
+        await ws.send(encode(move_message(count[0]), load.encoding))  # type: ignore[arg-type]
+        return time.perf_counter()
+
+    paired = decode(await ws.recv())
+    connected[0] += 1
+    if connected[0] == total:
+        ready.set()
+    sent_at: float | None = None
+    if paired.get("start"):  # the pair's first mover
+        await ready.wait()
+        sent_at = await move()
+    try:
+        async for frame in ws:
+            message = decode(frame)
+            if message["type"] == "paired":
+                if message.get("start"):
+                    await ready.wait()
+                    sent_at = await move()
+                continue
+            if sent_at is not None and load.counting:
+                load.latencies.append(time.perf_counter() - sent_at)
+            if load.stop:
+                break
+            sent_at = await move()
+            if load.counting:
+                load.actions += 1
+    finally:
+        await ws.close()
+
+
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     load = Load(args.encoding)
-    total = args.matches * args.seats
+    total = args.matches * (args.seats if args.mode == "arena" else
+                            2 if args.mode == "relay" else 1)
     ready = asyncio.Event()
     connected = [0]
-    tasks = [asyncio.create_task(client(args.url, args.game, load, n, ready, connected, total))
-             for n in range(total)]
+    if args.mode == "echo":
+        tasks = [asyncio.create_task(echo_client(args.url, load, n, ready, connected, total))
+                 for n in range(total)]
+    elif args.mode == "relay":
+        tasks = [asyncio.create_task(relay_client(args.url, load, n, ready, connected, total))
+                 for n in range(total)]
+    else:
+        tasks = [asyncio.create_task(client(args.url, args.game, load, n, ready, connected,
+                                            total))
+                 for n in range(total)]
     await asyncio.wait_for(ready.wait(), 60)
     await asyncio.sleep(args.warmup)
     load.counting = True
@@ -120,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--encoding", choices=("json", "msgpack"), default="json")
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--warmup", type=float, default=0.5)
+    p.add_argument("--mode", choices=("arena", "echo", "relay"), default="arena")
     args = p.parse_args(argv)
     print(json.dumps(asyncio.run(main_async(args))), flush=True)
     return 0

@@ -169,3 +169,18 @@ def test_switching_the_leaf_scan_off_changes_nothing_but_speed() -> None:
             assert on.maxn(depth) == off.maxn(depth)
             on, off = Search(pos, ev), Search(pos, ev, leaf_scan=False)
             assert on.paranoid(depth) == off.paranoid(depth)
+
+
+def test_pruning_keeps_every_root_tie_exact_for_random_maxn() -> None:
+    """RandomMaxn draws among root actions tied for the best: pruning must not hide a tie
+    nor invent one."""
+    for pos in POSITIONS[::2] + [Position.start()]:
+        root = pos.turn % 3
+        ties = []
+        for prune in (True, False):
+            result = Search(pos, prune=prune).maxn(3)
+            assert isinstance(result.value, tuple)
+            top = result.value[root]
+            ties.append([a for a, v in result.children
+                         if isinstance(v, tuple) and v[root] == top])
+        assert ties[0] == ties[1]

@@ -41,7 +41,7 @@ the policy switches ``discard=True`` and ``tactics=True`` (rules 2–4 and defen
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, Final
 
 from bots.battleline.board import (
@@ -248,15 +248,17 @@ class DeepBarca:
         """Whether the opponent is one card from completing a flag whose best formation no
         troop completion of this seat can beat."""
         board = board_of(view)
-        model = self.model(view, seat, board)
         opp = 1 - seat
-        for f in board["flags"]:
-            if f["claimed"] is not None:
-                continue
+        close = [f for f in board["flags"] if f["claimed"] is None
+                 and len(f["sides"][opp]) == (4 if "Mud" in f["env"] else 3) - 1]
+        if not close:
+            return False
+        # Only which formations are possible matters here, not their chances: no wishlists.
+        model = Model(board, seat, view["hand"], view.get("opponent_known", ()),
+                      view["decks"]["troop"], replace(self.params, conflicts="none"))
+        for f in close:
             size = 4 if "Mud" in f["env"] else 3
             fog = "Fog" in f["env"]
-            if len(f["sides"][opp]) != size - 1:
-                continue
             theirs = model.top(f["sides"][opp], size, fog, 1)
             if not theirs:
                 continue

@@ -22,6 +22,11 @@ from typing import Any, Final
 
 import msgpack
 
+try:  # a C encoder ~15x faster than the standard library on a server's 2-4 KB messages
+    import orjson
+except ImportError:  # pragma: no cover - orjson is a dependency; the fallback stays exact
+    orjson = None  # type: ignore[assignment]
+
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
     CLIENT_TYPES,
@@ -54,7 +59,19 @@ _JSON_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def encode_json(message: Mapping[str, Any]) -> str:
-    """Compact JSON text (UTF-8 characters kept as they are; NaN/Infinity refused)."""
+    """Compact JSON text (UTF-8 characters kept as they are; NaN/Infinity refused by the
+    standard library encoder, written as ``null`` by orjson — protocol messages hold neither).
+
+    orjson first: the same text as the standard library for every message of the protocol
+    (keys in insertion order, no spaces, non-ASCII kept, the same escapes), except that a
+    float may be spelled differently for the same value (``1e-5`` for ``1e-05``). What orjson
+    refuses (integers beyond 64 bits, non-string keys, lone surrogates, other types) goes to
+    the standard library, which encodes it as before or raises as before."""
+    if orjson is not None:
+        try:
+            return orjson.dumps(message).decode("utf-8")
+        except TypeError:
+            pass
     return _JSON_ENCODER.encode(message)
 
 

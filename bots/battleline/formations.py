@@ -96,22 +96,32 @@ def _wild_placements(wilds: Sequence[str], missing: int) -> list[int]:
 
 
 @lru_cache(maxsize=8)
-def _multisets(k: int) -> tuple[tuple[int, tuple[tuple[int, int], ...]], ...]:
-    """Every multiset of ``k`` values 1–10 as ``(sum, ((value, multiplicity), …))``, the
-    largest sum first."""
+def _multisets(k: int) -> tuple[tuple[int, tuple[tuple[int, int], ...], int, bool], ...]:
+    """Every multiset of ``k`` values 1–10 as ``(sum, ((value, multiplicity), …), value
+    bits, has a repeated value)``, the largest sum first."""
     out = []
     for combo in combinations_with_replacement(range(10, 0, -1), k):
         counts: dict[int, int] = {}
+        bits = 0
         for v in combo:
             counts[v] = counts.get(v, 0) + 1
-        out.append((sum(combo), tuple(sorted(counts.items(), reverse=True))))
+            bits |= 1 << (v - 1)
+        out.append((sum(combo), tuple(sorted(counts.items(), reverse=True)), bits,
+                    len(counts) < k))
     out.sort(key=lambda item: -item[0])
     return tuple(out)
 
 
+def _is_run_bits(bits: int, count: int) -> bool:
+    """Whether ``count`` values with these value bits are distinct and consecutive."""
+    return bits.bit_count() == count and bits // (bits & -bits) == (1 << count) - 1
+
+
 def _is_run(values: Sequence[int]) -> bool:
-    ordered = sorted(values)
-    return len(set(ordered)) == len(ordered) and ordered[-1] - ordered[0] == len(ordered) - 1
+    bits = 0
+    for v in values:
+        bits |= 1 << v
+    return _is_run_bits(bits, len(values))
 
 
 def count_formations(found: list[Candidate], by_strength: bool) -> int:
@@ -276,18 +286,24 @@ def _hosts(troops: tuple[int, ...], wilds: tuple[str, ...], base: int, need: int
     """Hosts by total: each multiset of values to add, one group per value. Outside Fog the
     multisets that would make a phalanx or a straight are skipped (listed above)."""
     counts = [0] + [(avail & VALUE_MASK[v]).bit_count() for v in range(1, 11)]
-    tvalues = [i % 10 + 1 for i in troops]
+    tbits = 0
+    for i in troops:
+        tbits |= 1 << (i % 10)
+    tdup = tbits.bit_count() < len(troops)
+    size = len(troops) + need
     out: list[Candidate] = []
     last = -1
-    for total, parts in _multisets(need):
+    for total, parts, pbits, pdup in _multisets(need):
         if len(out) >= limit and total < last:
             break
         if any(counts[v] < m for v, m in parts):
             continue
         if not fog and not wilds:
-            values = tvalues + [v for v, m in parts for _ in range(m)]
-            if len(set(values)) == 1 or _is_run(values):
-                continue
+            both = tbits | pbits
+            if both & (both - 1) == 0:
+                continue  # one value throughout: a phalanx, listed above
+            if not (tdup or pdup or tbits & pbits) and _is_run_bits(both, size):
+                continue  # a straight, listed above
         groups = tuple((avail & VALUE_MASK[v], m) for v, m in parts)
         out.append((base + total, (groups,)))
         last = total

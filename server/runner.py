@@ -30,11 +30,20 @@ the caller keeps serving every other match.
 from __future__ import annotations
 
 import logging
-import secrets
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from engine.core import Event, Game, IllegalAction, MalformedAction, NotToAct, Outcome, State
+from engine.core import (
+    Action,
+    Event,
+    Game,
+    IllegalAction,
+    MalformedAction,
+    NotToAct,
+    Outcome,
+    State,
+)
 from engine.match import Match
 from server.render import Clock, EventBatch, SeatInfo, render_for
 
@@ -45,9 +54,52 @@ DEFAULT_GRACE_S = 30.0
 log = logging.getLogger(__name__)
 
 
+_ID_BYTES = 12
+_random_pool = b""
+
+
 def new_request_id() -> str:
-    """96 random bits: a request id another client cannot guess."""
-    return secrets.token_hex(12)
+    """96 random bits from the OS's CSPRNG (like ``secrets.token_hex(12)``): a request id
+    another client cannot guess. The bits are read 4 KiB at a time, one system call per
+    ~340 ids instead of one per request."""
+    global _random_pool
+    if len(_random_pool) < _ID_BYTES:
+        _random_pool = os.urandom(4096)
+    chunk, _random_pool = _random_pool[:_ID_BYTES], _random_pool[_ID_BYTES:]
+    return chunk.hex()
+
+
+class _LegalMemo:
+    """The match's game, with ``legal_actions`` remembered for the current state.
+
+    Each decision needs a seat's legal actions twice: in the ``request`` and again to check
+    the answer (the engine's default ``check_action`` asks for them). The state is a value
+    the match replaces, never changes, so its identity keys the memo; one state's lists are
+    kept, per seat. The returned list is shared: callers must not change it. Games with their
+    own ``check_action`` keep it as is."""
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+        self._state: State | None = None
+        self._legal: dict[int, list[Action]] = {}
+        self._default_check = type(game).check_action is Game.check_action
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game, name)
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        if state is not self._state:
+            self._state, self._legal = state, {}
+        legal = self._legal.get(seat)
+        if legal is None:
+            legal = self._legal[seat] = self._game.legal_actions(state, seat)
+        return legal
+
+    def check_action(self, state: State, seat: int, raw: Any) -> Action:
+        if self._default_check:
+            # The engine's own check, with this memo as ``self`` so it reads the memo.
+            return Game.check_action(self, state, seat, raw)  # type: ignore[arg-type]
+        return self._game.check_action(state, seat, raw)
 
 
 def losing_outcome(num_seats: int, losers: Sequence[int], reason: str) -> Outcome:
@@ -72,6 +124,7 @@ class MatchRunner:
         self.seats = list(seats)
         self.num_seats = len(self.seats)
         self.match = Match(game, self.num_seats, options, seed, state=start_state)
+        self.match.game = _LegalMemo(game)  # type: ignore[assignment]
         self.options = self.match.options
         self.clock = clock
         self.grace_s = grace_s

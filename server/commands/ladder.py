@@ -178,7 +178,7 @@ async def start_ladder_bot(game: str, bot: HouseBot, ws_url: str, matches: int,
     bot.process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "server.cli", "bot", bot.bot, "--ladder", game,
         "--bot-name", name, "--version", "1", "--max-matches", str(matches),
-        "--token", bot.token, "--server", ws_url,
+        f"--token={bot.token}", "--server", ws_url,  # a token may start with "-"
         "--log-level", "warning" if log_level == "info" else log_level,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=None,
         start_new_session=True)

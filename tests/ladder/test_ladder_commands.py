@@ -82,7 +82,7 @@ async def test_arena_bot_joins_a_ladder_from_the_command_line(tmp_path: Path) ->
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "server.cli", "bot", "random", "--ladder", "battleline",
             "--bot-name", "rando", "--version", "7", "--max-matches", "2", "--matches", "3",
-            "--token", token, "--server", a.server.ws_url, "--log-level", "warning",
+            f"--token={token}", "--server", a.server.ws_url, "--log-level", "warning",
             "--no-reconnect", stdout=asyncio.subprocess.PIPE, env=env)
         out, _ = await asyncio.wait_for(process.communicate(), 60)
         assert process.returncode == 0

@@ -128,3 +128,6 @@ def test_server_bench_quick_reports_baselines_and_ratios(
     assert ratios["p99_vs_echo"] == pytest.approx(ratios["server_p99_ms"] / ratios["echo_p99_ms"])
     assert ratios["rate_vs_relay"] == pytest.approx(
         ratios["server_actions_per_s"] / ratios["relay_moves_per_s"])
+    assert ratios["cpu_vs_relay"] == pytest.approx(
+        ratios["server_cpu_us_per_action"] / ratios["relay_cpu_us_per_move"])
+    assert all(row["window_cpu_us"] > 0 for row in rows)

@@ -16,9 +16,10 @@ Figures, each the median over ``--repeat`` runs of ``--seconds``:
 * action round trip: from a client sending an action to it receiving the ``events`` that
   action caused (p50 / p90 / p99 of all samples of the median run), which includes the load
   generator's own scheduling on a shared 2-core machine;
-* the server process's CPU time per action (all its threads, set-up and warm-up included):
-  the figure that least depends on what else the machine is doing. Rates on a busy machine
-  measure its scheduler as much as the server.
+* the server process's CPU time per action (all its threads) over the counted window only
+  (the load generator marks its start and end on its stdout), and over the whole run with
+  set-up and warm-up: the figures that least depend on what else the machine is doing. Rates
+  on a busy machine measure its scheduler as much as the server.
 
 Measured in the same run, by the same load generator, at every level of ``--matches``
 (:mod:`server.bench.baselines`): a bare ``websockets`` **echo** (round trip of a move-sized
@@ -77,16 +78,31 @@ async def one_run(url: str, game: str, seats: int, matches: int, encoding: str,
         "--seats", str(seats), "--matches", str(matches), "--encoding", encoding,
         "--seconds", str(seconds), "--warmup", str(max(warmup, 0.3)), "--mode", mode,
         stdout=asyncio.subprocess.PIPE)
+    assert process.stdout is not None
+    lines: list[str] = []
+    window = [0.0, 0.0]  # this process's CPU time at the "counting" and "counted" markers
     try:
         async with asyncio.timeout(RUN_TIMEOUT_S + seconds):
-            out, _ = await process.communicate()
+            async for raw in process.stdout:
+                line = raw.decode().strip()
+                if line == "counting":
+                    window[0] = time.process_time()
+                elif line == "counted":
+                    window[1] = time.process_time()
+                elif line:
+                    lines.append(line)
+            await process.wait()
     except TimeoutError:
         process.kill()
         await process.wait()
         raise RuntimeError(f"load generator ({mode}, {matches} matches) timed out") from None
-    if process.returncode != 0:
+    if process.returncode != 0 or not lines:
         raise RuntimeError(f"load generator failed ({process.returncode})")
-    return dict(json.loads(out.decode().strip().splitlines()[-1]))
+    run = dict(json.loads(lines[-1]))
+    # CPU of this process (server or yardstick, and the bench's own idle loop) per unit,
+    # over exactly the counted window.
+    run["window_cpu_us"] = (window[1] - window[0]) * 1e6 / max(1, run["actions"])
+    return run
 
 
 def ratio(a: float, b: float) -> float | None:
@@ -111,7 +127,8 @@ async def measured_runs(args: argparse.Namespace, url: str, seats: int, matches:
             f"{run['actions'] / run['elapsed']:,.0f} /s, "
             f"p50 {run['latency_ms']['p50']:.3f} ms, "
             f"p99 {run['latency_ms']['p99']:.3f} ms, "
-            f"CPU {run['server_cpu_us']:.0f} µs/unit, errors {run['errors']}")
+            f"CPU {run['window_cpu_us']:.0f} µs/unit (whole run {run['server_cpu_us']:.0f}), "
+            f"errors {run['errors']}")
     return runs
 
 
@@ -124,6 +141,7 @@ def summary(name: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
             "p99_median": statistics.median(r["latency_ms"]["p99"] for r in runs),
             "samples": median_run["samples"],
             "server_cpu_us": statistics.median(r["server_cpu_us"] for r in runs),
+            "window_cpu_us": statistics.median(r["window_cpu_us"] for r in runs),
             "errors": sum(r["errors"] for r in runs)}
 
 
@@ -186,9 +204,11 @@ async def bench(args: argparse.Namespace
                         "server_actions_per_s": row["rate"],
                         "relay_moves_per_s": relay_row["rate"],
                         "rate_vs_relay": ratio(row["rate"], relay_row["rate"]),
-                        "server_cpu_us_per_action": row["server_cpu_us"],
-                        "relay_cpu_us_per_move": relay_row["server_cpu_us"],
-                        "echo_cpu_us_per_round_trip": echo_row["server_cpu_us"]})
+                        "server_cpu_us_per_action": row["window_cpu_us"],
+                        "relay_cpu_us_per_move": relay_row["window_cpu_us"],
+                        "echo_cpu_us_per_round_trip": echo_row["window_cpu_us"],
+                        "cpu_vs_relay": ratio(row["window_cpu_us"],
+                                              relay_row["window_cpu_us"])})
         finally:
             echo.close()
             relay.close()
@@ -219,15 +239,16 @@ def run(args: argparse.Namespace) -> int:
     print()
     width = max(len(row["name"]) for row in latencies)
     print(f"{'round trip (median run)'.ljust(width)}  {'p50':>8}  {'p90':>8}  "
-          f"{'p99':>8}  {'max':>8}  samples  CPU/unit (bench process)  errors")
+          f"{'p99':>8}  {'max':>8}  samples  CPU/unit counted  CPU/unit whole run  errors")
     for row in latencies:
         print(f"{row['name'].ljust(width)}  {row['p50']:6.3f}ms  {row['p90']:6.3f}ms  "
               f"{row['p99']:6.3f}ms  {row['max']:6.1f}ms  {row['samples']:7d}  "
-              f"{row['server_cpu_us']:20.0f} µs  {row['errors']:6d}")
+              f"{row['window_cpu_us']:13.0f} µs  {row['server_cpu_us']:15.0f} µs  "
+              f"{row['errors']:6d}")
     if ratios:
         print()
         print("ratios (medians over runs)  p50 server/echo  p99 server/echo  "
-              "actions/s server/relay  CPU µs: action / relay move")
+              "actions/s server/relay  CPU µs (counted): action / relay move")
         for r in ratios:
             label = f"{r['encoding']}, {r['matches']} matches"
             print(f"{label:<27}  {_fmt_ratio(r['p50_vs_echo']):>15}  "

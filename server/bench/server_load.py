@@ -167,11 +167,15 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                  for n in range(total)]
     await asyncio.wait_for(ready.wait(), 60)
     await asyncio.sleep(args.warmup)
+    # Markers for the bench process, which reads its own CPU time at each: its CPU per
+    # action over exactly the counted window (set-up and warm-up excluded).
+    print("counting", flush=True)
     load.counting = True
     start = time.perf_counter()
     await asyncio.sleep(args.seconds)
     load.counting = False
     elapsed = time.perf_counter() - start
+    print("counted", flush=True)
     load.stop = True
     for task in tasks:
         task.cancel()

@@ -29,15 +29,8 @@ NODE_MATCHES = 1
 
 
 def deep_barca() -> Any:
-    """Deep Barca from the bot registry. Until it is registered there by name (bots/battleline
-    is built alongside), it is taken by its module path, and while even that cannot be
-    imported, the random bot stands in. Once registered, any failure of it fails this test."""
-    if "deep-barca" in bots.names():
-        return bots.create("deep-barca", seed=1)
-    try:
-        return bots.create("bots.battleline.deep_barca:DeepBarca", seed=1)
-    except (bots.UnknownBot, ImportError):
-        return bots.create("random", seed=1)
+    """Deep Barca from the bot registry: the real agent, never a stand-in."""
+    return bots.create("deep-barca", seed=1)
 
 
 @pytest.fixture

@@ -3,8 +3,9 @@
     python -m server.bench.server_load WS_URL --game battleline --matches 20 --seconds 3
 
 Opens ``matches × seats`` guest connections, has every one seek the game, answers every
-request at once with a random legal action, seeks again after each match, and after
-``--warmup`` seconds counts for ``--seconds``: actions answered, and for each one the time
+request at once with a random legal action, seeks again after each match, and once every
+match has started (a request received in each) and ``--warmup`` seconds more, counts for
+``--seconds``: actions answered, and for each one the time
 from sending it to receiving the ``events`` it caused. Prints one JSON object on stdout.
 Plain websockets and the protocol codec only: it measures the server, not a client library.
 
@@ -41,6 +42,9 @@ class Load:
         self.matches = 0
         self.errors = 0
         self.latencies: list[float] = []
+        self.started: set[str] = set()      # matches in which a request was received
+        self.all_started = asyncio.Event()
+        self.total = 0
 
 
 async def client(url: str, game: str, load: Load, seed: int, ready: asyncio.Event,
@@ -70,6 +74,12 @@ async def client(url: str, game: str, load: Load, seed: int, ready: asyncio.Even
                     load.latencies.append(time.perf_counter() - sent_at)
                 sent_at = None
             elif kind == "request":
+                if not load.all_started.is_set():
+                    # Every match under way before the warm-up starts: at 500 matches the
+                    # handshakes and seeks would otherwise fall into the counted window.
+                    load.started.add(message["match_id"])
+                    if len(load.started) >= load.total:
+                        load.all_started.set()
                 legal = message["legal_actions"]
                 await send({"type": "action", "match_id": message["match_id"],
                             "request_id": message["request_id"],
@@ -166,6 +176,12 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                                             total))
                  for n in range(total)]
     await asyncio.wait_for(ready.wait(), 60)
+    if args.mode == "arena":
+        load.total = args.matches
+        try:
+            await asyncio.wait_for(load.all_started.wait(), 60)
+        except TimeoutError:
+            pass  # counted anyway; the rates then include some set-up
     await asyncio.sleep(args.warmup)
     # Markers for the bench process, which reads its own CPU time at each: its CPU per
     # action over exactly the counted window (set-up and warm-up excluded).

@@ -46,7 +46,10 @@ def token_hash(token: str) -> str:
 
 
 def new_token() -> str:
-    return secrets.token_urlsafe(32)
+    """A bearer token: 256 random bits, URL-safe, prefixed so that it never starts with ``-``
+    (a token pasted after ``--token`` must not read as an option) and is recognisable in a
+    secret scanner."""
+    return "arena_" + secrets.token_urlsafe(32)
 
 
 def utc_now() -> str:

@@ -96,7 +96,7 @@ async def start_bot(bot: HouseBot, ws_url: str, games: list[str], matches: int,
                     log_level: str) -> None:
     bot.process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "server.cli", "bot", bot.bot, "--autoplay",
-        "--games", ",".join(games), "--max-matches", str(matches), "--token", bot.token,
+        "--games", ",".join(games), "--max-matches", str(matches), f"--token={bot.token}",
         "--server", ws_url, "--log-level", "warning" if log_level == "info" else log_level,
         stdin=asyncio.subprocess.DEVNULL,
         # The bot's own JSON logs go to our stderr, one line per event.

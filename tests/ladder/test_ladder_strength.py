@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
 from ladder_helpers import Arena, arena
 
 from clients import bots
@@ -111,11 +112,12 @@ async def play_out(a: Arena, targets: dict[str, int], timeout: float) -> None:
         await asyncio.sleep(0.1)
 
 
+@pytest.mark.timeout(600)
 async def test_the_leaderboard_finds_the_known_order(tmp_path: Path) -> None:
     async with arena(tmp_path / "ladder.sqlite3", SETTINGS) as a:
         await start_all(a)
         await play_out(a, {"battleline": BATTLELINE_MATCHES, "chexers": CHEXERS_MATCHES},
-                       timeout=3600 if FULL_ORDER else 300)
+                       timeout=540 if FULL_ORDER else 240)
         await a.stop_bots()
         ladder = a.server.ladder
 

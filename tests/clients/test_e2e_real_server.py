@@ -4,31 +4,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from bots.random_bot import RandomBot
 from clients.connection import Connection, ReconnectPolicy, connect
 from clients.runner import BotRunner
 from server.app import ArenaServer
-from server.storage import SqliteStore
 
 FAST = ReconnectPolicy(initial_delay=0.02, max_delay=0.2, max_attempts=10)
-
-
-@pytest.fixture
-async def arena(tmp_path: Path) -> AsyncIterator[ArenaServer]:
-    store = SqliteStore(tmp_path / "arena.sqlite3")
-    server = ArenaServer(store, grace_s=10.0)
-    await server.start("127.0.0.1", 0)
-    try:
-        yield server
-    finally:
-        await server.close()
-        store.close()
 
 
 async def token_for(server: ArenaServer, name: str, kind: str = "bot") -> str:

@@ -10,17 +10,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from clients import bots
 from clients.connection import ReconnectPolicy
 from clients.runner import BotRunner
 from server.app import ArenaServer
-from server.storage import SqliteStore
 from tests.clients_js.node_kit import ARENA, ensure_node_kit, node
 
 FAST = ReconnectPolicy(initial_delay=0.02, max_delay=0.2, max_attempts=10)
@@ -31,18 +26,6 @@ NODE_MATCHES = 1
 def deep_barca() -> Any:
     """Deep Barca from the bot registry: the real agent, never a stand-in."""
     return bots.create("deep-barca", seed=1)
-
-
-@pytest.fixture
-async def arena(tmp_path: Path) -> AsyncIterator[ArenaServer]:
-    store = SqliteStore(tmp_path / "arena.sqlite3")
-    server = ArenaServer(store, grace_s=10.0)
-    await server.start("127.0.0.1", 0)
-    try:
-        yield server
-    finally:
-        await server.close()
-        store.close()
 
 
 async def run_process(argv: list[str], env: dict[str, str]) -> tuple[int, str, str]:

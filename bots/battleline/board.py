@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from engine.battleline import formations
-from engine.battleline.cards import ENVIRONMENT, INDEX, NUM_TROOPS
-from engine.battleline.rules import NUM_FLAGS, reorder, winner_reason
+from engine.battleline.cards import INDEX, NUM_TROOPS
+from engine.battleline.rules import NUM_FLAGS, move_cards, winner_reason
 
 Board = dict[str, Any]
 
@@ -44,72 +44,11 @@ def has_slot(flag: Mapping[str, Any], seat: int) -> bool:
 
 def after_play(board: Board, seat: int, action: Mapping[str, Any]) -> tuple[Board, set[int]]:
     """The board once ``seat`` made the (legal) ``play`` action, and the flags (0-based) it
-    changed. The input board is not modified."""
-    flags = list(board["flags"])
-    discards = [list(board["discards"][0]), list(board["discards"][1])]
-    touched: set[int] = set()
-    opp = 1 - seat
-
-    def own(n: int) -> dict[str, Any]:
-        if n not in touched:
-            f = dict(flags[n])
-            f["sides"] = [list(f["sides"][0]), list(f["sides"][1])]
-            f["env"] = dict(f["env"])
-            f["order"] = list(f["order"])
-            flags[n] = f
-            touched.add(n)
-        return flags[n]
-
-    card = action["card"]
-    if card in ENVIRONMENT:
-        f = own(action["flag"] - 1)
-        f["env"][card] = seat
-        reorder(f, (), seat)
-    elif card == "Scout":
-        discards[seat].append(card)
-    elif card == "Redeploy":
-        discards[seat].append(card)
-        src = own(action["from_flag"] - 1)
-        target = action["target"]
-        if target in ENVIRONMENT:
-            del src["env"][target]
-            reorder(src, (), seat)
-        else:
-            src["sides"][seat].remove(target)
-            reorder(src, (seat,), seat)
-        if action["to_flag"] is None:
-            discards[seat].append(target)
-        else:
-            dst = own(action["to_flag"] - 1)
-            if target in ENVIRONMENT:
-                dst["env"][target] = seat
-            else:
-                dst["sides"][seat].append(target)
-            reorder(dst, (), seat)
-    elif card == "Deserter":
-        discards[seat].append(card)
-        f = own(action["flag"] - 1)
-        target = action["target"]
-        if target in ENVIRONMENT:
-            del f["env"][target]
-            reorder(f, (), seat)
-        else:
-            f["sides"][opp].remove(target)
-            reorder(f, (opp,), seat)
-        discards[opp].append(target)
-    elif card == "Traitor":
-        discards[seat].append(card)
-        src = own(action["from_flag"] - 1)
-        src["sides"][opp].remove(action["target"])
-        reorder(src, (opp,), seat)
-        dst = own(action["to_flag"] - 1)
-        dst["sides"][seat].append(action["target"])
-        reorder(dst, (), seat)
-    else:  # a troop or a morale tactics card into a slot
-        f = own(action["flag"] - 1)
-        f["sides"][seat].append(card)
-        reorder(f, (), seat)
-    return {"flags": flags, "discards": discards}, touched
+    changed: the engine's own :func:`~engine.battleline.rules.move_cards`, which replaces what
+    it changes, so the input board is not modified."""
+    after: Board = {"flags": board["flags"], "discards": board["discards"]}
+    touched = move_cards(after, seat, action)
+    return after, touched
 
 
 def provable(board: Board, seat: int, flags: Iterable[int] | None = None) -> set[int]:

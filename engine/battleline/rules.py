@@ -318,7 +318,6 @@ def _after_pass(s: State, events: list[Event]) -> None:
 
 def _play(s: State, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
     card = action["card"]
-    opp = 1 - seat
     s["claimable"] = []
     s["passes"] = 0
     _set_hand(s, seat, _without(s["hands"][seat], card))
@@ -332,60 +331,75 @@ def _play(s: State, seat: int, action: Mapping[str, Any], events: list[Event]) -
             leaders = list(s["leaders"])
             leaders[seat] = True
             s["leaders"] = leaders
-    kind = card_kind(card)
-    if kind == "slot":
-        f = _flag_copy(s, action["flag"] - 1)
-        f["sides"][seat].append(card)
-        reorder(f, (), seat)
-    elif kind == "env":
-        f = _flag_copy(s, action["flag"] - 1)
-        f["env"][card] = seat
-        reorder(f, (), seat)
-    else:
-        _discard(s, seat, card)
-        if card == "Scout":
-            s["scout"] = SCOUT_DRAWS
-        elif card == "Redeploy":
-            _redeploy(s, seat, action)
-        elif card == "Deserter":
-            f = _flag_copy(s, action["flag"] - 1)
-            target = action["target"]
-            if target in ENVIRONMENT:
-                del f["env"][target]
-                reorder(f, (), seat)
-            else:
-                f["sides"][opp].remove(target)
-                reorder(f, (opp,), seat)
-            _discard(s, opp, target)
-        else:  # Traitor
-            src = _flag_copy(s, action["from_flag"] - 1)
-            src["sides"][opp].remove(action["target"])
-            reorder(src, (opp,), seat)
-            dst = _flag_copy(s, action["to_flag"] - 1)
-            dst["sides"][seat].append(action["target"])
-            reorder(dst, (), seat)
+    if card == "Scout":
+        s["scout"] = SCOUT_DRAWS
+    move_cards(s, seat, action)
     _after_play(s, events)
 
 
-def _redeploy(s: State, seat: int, action: Mapping[str, Any]) -> None:
-    target = action["target"]
-    src = _flag_copy(s, action["from_flag"] - 1)
-    env = target in ENVIRONMENT
-    if env:
-        del src["env"][target]
-        reorder(src, (), seat)
-    else:
-        src["sides"][seat].remove(target)
-        reorder(src, (seat,), seat)
-    if action["to_flag"] is None:
-        _discard(s, seat, target)
-        return
-    dst = _flag_copy(s, action["to_flag"] - 1)
-    if env:
-        dst["env"][target] = seat
-    else:
-        dst["sides"][seat].append(target)
-    reorder(dst, (), seat)
+def move_cards(s: State, seat: int, action: Mapping[str, Any]) -> set[int]:
+    """The table part of ``seat``'s legal ``play`` action: the card goes to its slot, beside
+    its flag or to the discard pile, and guile tactics move their target. Works on a state or
+    on any dict with the same ``flags`` and ``discards`` (a bot's board of public cards).
+    Copy-on-write: the lists and flags it changes are replaced, never mutated. Returns the
+    flags (0-based) it changed."""
+    card = action["card"]
+    opp = 1 - seat
+    touched: set[int] = set()
+
+    def flag(n: int) -> dict[str, Any]:
+        touched.add(n)
+        return _flag_copy(s, n)
+
+    kind = card_kind(card)
+    if kind == "slot":
+        f = flag(action["flag"] - 1)
+        f["sides"][seat].append(card)
+        reorder(f, (), seat)
+        return touched
+    if kind == "env":
+        f = flag(action["flag"] - 1)
+        f["env"][card] = seat
+        reorder(f, (), seat)
+        return touched
+    _discard(s, seat, card)
+    if card == "Redeploy":
+        target = action["target"]
+        src = flag(action["from_flag"] - 1)
+        env = target in ENVIRONMENT
+        if env:
+            del src["env"][target]
+            reorder(src, (), seat)
+        else:
+            src["sides"][seat].remove(target)
+            reorder(src, (seat,), seat)
+        if action["to_flag"] is None:
+            _discard(s, seat, target)
+            return touched
+        dst = flag(action["to_flag"] - 1)
+        if env:
+            dst["env"][target] = seat
+        else:
+            dst["sides"][seat].append(target)
+        reorder(dst, (), seat)
+    elif card == "Deserter":
+        f = flag(action["flag"] - 1)
+        target = action["target"]
+        if target in ENVIRONMENT:
+            del f["env"][target]
+            reorder(f, (), seat)
+        else:
+            f["sides"][opp].remove(target)
+            reorder(f, (opp,), seat)
+        _discard(s, opp, target)
+    elif card == "Traitor":
+        src = flag(action["from_flag"] - 1)
+        src["sides"][opp].remove(action["target"])
+        reorder(src, (opp,), seat)
+        dst = flag(action["to_flag"] - 1)
+        dst["sides"][seat].append(action["target"])
+        reorder(dst, (), seat)
+    return touched
 
 
 def _discard(s: State, seat: int, card: str) -> None:

@@ -8,6 +8,7 @@
 // Rules and shapes: engine/battleline/__init__.py and PROTOCOL.md section 11.
 
 import { h, clear, formatClock, confirmButton } from "./dom.js";
+import { MatchTable } from "./table.js";
 
 export const COLOUR_NAMES = { r: "red", o: "orange", y: "yellow", g: "green", b: "blue", p: "purple" };
 const COLOUR_ORDER = "roygbp";
@@ -414,26 +415,19 @@ function playLine(ev, who) {
  *   resign()    resign (players only)
  *   replay      true: no actions, both hands face up if the view has `hands_cards`
  */
-export class BattleLineTable {
+export class BattleLineTable extends MatchTable {
   constructor(root, opts) {
-    this.root = root;
-    this.seats = opts.seats || [];
-    this.me = opts.me ?? null;
-    this.sendAction = opts.send || null;
-    this.resign = opts.resign || null;
-    this.replay = Boolean(opts.replay);
-    this.view = null;
-    this.request = null;     // the open request, until answered
-    this.sel = {};           // what has been picked so far: {card, from_flag, target}
-    this.log = [];
-    this.clocks = null;
-    this.clockAt = 0;
-    this.seq = 0;
-    this.over = null;        // match_end message
-    this.status = "live";
-    this.root.classList.add("bl-root");
+    super(root, opts, "bl-root");
     this._keys = (e) => { if (e.key === "Escape") this.cancel(); };
     document.addEventListener("keydown", this._keys);
+  }
+
+  copyView(view) {
+    return cloneView(view);
+  }
+
+  clearSelection() {
+    this.sel = {};           // what has been picked so far: {card, from_flag, target}
   }
 
   destroy() {
@@ -445,36 +439,6 @@ export class BattleLineTable {
   }
 
   // ---- feeding it messages ---------------------------------------------------------------
-
-  start(msg) {
-    this.seats = msg.seats;
-    this.view = cloneView(msg.view);
-    this.seq = msg.seq || 0;
-    this.status = msg.status;
-    this.setClocks(msg.clocks_ms);
-    this.render();
-  }
-
-  setView(view) {
-    this.view = cloneView(view);
-    this.render();
-  }
-
-  setClocks(clocks) {
-    this.clocks = clocks ? [...clocks] : null;
-    this.clockAt = performance.now();
-  }
-
-  onRequest(msg) {
-    this.view = cloneView(msg.view);
-    this.request = msg;
-    this.sel = {};
-    if (this.clocks && msg.clock_ms !== null && msg.clock_ms !== undefined) {
-      this.clocks[msg.seat] = msg.clock_ms;
-      this.clockAt = performance.now();
-    }
-    this.render();
-  }
 
   onEvents(msg) {
     if (msg.seq <= this.seq) return; // already reflected in the view (after a resume)

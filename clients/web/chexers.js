@@ -6,6 +6,7 @@
 // legal action, then a highlighted hex (or the exit arrow). Shapes: engine/chexers/__init__.py.
 
 import { h, s, clear, formatClock, confirmButton } from "./dom.js";
+import { MatchTable } from "./table.js";
 
 export const COLOURS = ["red", "green", "blue"];
 const SQRT3 = Math.sqrt(3);
@@ -137,55 +138,18 @@ export function eventLines(events, seats, me) {
 }
 
 /** One Chexers match on screen; options as for BattleLineTable. */
-export class ChexersBoard {
+export class ChexersBoard extends MatchTable {
   constructor(root, opts) {
-    this.root = root;
-    this.seats = opts.seats || [];
-    this.me = opts.me ?? null;
-    this.sendAction = opts.send || null;
-    this.resign = opts.resign || null;
-    this.replay = Boolean(opts.replay);
-    this.view = null;
-    this.request = null;
-    this.sel = null;   // the hex of the selected piece
-    this.log = [];
-    this.clocks = null;
-    this.clockAt = 0;
-    this.seq = 0;
-    this.over = null;
+    super(root, opts, "cx-root");
     this.last = null;  // the last action, to mark on the board
-    this.root.classList.add("cx-root");
   }
 
-  destroy() {}
-
-  start(msg) {
-    this.seats = msg.seats;
-    this.view = cloneView(msg.view);
-    this.seq = msg.seq || 0;
-    this.setClocks(msg.clocks_ms);
-    this.render();
+  copyView(view) {
+    return cloneView(view);
   }
 
-  setView(view) {
-    this.view = cloneView(view);
-    this.render();
-  }
-
-  setClocks(clocks) {
-    this.clocks = clocks ? [...clocks] : null;
-    this.clockAt = performance.now();
-  }
-
-  onRequest(msg) {
-    this.view = cloneView(msg.view);
-    this.request = msg;
-    this.sel = null;
-    if (this.clocks && msg.clock_ms !== null && msg.clock_ms !== undefined) {
-      this.clocks[msg.seat] = msg.clock_ms;
-      this.clockAt = performance.now();
-    }
-    this.render();
+  clearSelection() {
+    this.sel = null;   // the hex of the selected piece
   }
 
   onEvents(msg) {

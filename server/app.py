@@ -203,7 +203,6 @@ class ArenaServer:
                           secrets.token_hex(6), max_messages=self.send_queue_messages,
                           max_bytes=self.send_queue_bytes)
         self.connections.add(conn)
-        writer = loop.create_task(conn.run_writer())
         conn.log.info("connected", encoding=conn.protocol.encoding,
                       peer=str(ws.remote_address))
         try:
@@ -229,7 +228,6 @@ class ArenaServer:
             self._connection_lost(conn)
             if not conn.closed:
                 conn.closed = True
-            writer.cancel()
             conn.log.info("disconnected", code=ws.close_code)
 
     async def _dispatch(self, conn: Connection, message: dict[str, Any]) -> None:

@@ -227,7 +227,9 @@ async def test_a_slow_client_is_dropped_without_harming_others(tmp_path: Path) -
         # a finished match with a long replay to ask for
         a = await account_client(server, "r-a")
         b = await account_client(server, "r-b")
-        done = await challenge_match(a, [b], "race", {"target": 300})
+        # Replays of ~100 KB each: 90 of them overflow the kernel's socket buffer (up to
+        # 4 MiB, autotuned) and then the server's own bound.
+        done = await challenge_match(a, [b], "race", {"target": 1500})
         await asyncio.gather(play_random(a, done, 1), play_random(b, done, 2))
         task, _ = await background_match(server, "bg")
         slow = await WsClient.open(server.ws_url, sock=raw_ws_socket(server.port))

@@ -278,7 +278,7 @@ def check_fields(raw: Any, required: Mapping[str, type | tuple[type, ...]],
     for key in raw:
         if not isinstance(key, str) or (key not in required and key not in optional):
             raise MalformedAction(f"unknown field {key!r} in action", field=str(key))
-    for key, types in required.items():
+    for key in required:
         if key not in raw:
             raise MalformedAction(f"missing field {key!r} in action", field=key)
     for key, types in {**required, **optional}.items():
@@ -327,7 +327,7 @@ class Game(ABC):
         self.check_options(merged)
         return merged
 
-    def check_options(self, options: Mapping[str, Any]) -> None:
+    def check_options(self, options: Mapping[str, Any]) -> None:  # noqa: B027 (optional hook)
         """Validate option values (after type checks). Raise :class:`BadOptions`."""
 
     @abstractmethod

@@ -85,7 +85,11 @@ class _LegalMemo:
         self._default_check = type(game).check_action is Game.check_action
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._game, name)
+        # Only reached for what the memo does not define: forward, and keep the (bound)
+        # attribute so the next lookup is a plain one (the match asks several per step).
+        value = getattr(self._game, name)
+        setattr(self, name, value)
+        return value
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         if state is not self._state:

@@ -60,6 +60,12 @@ from engine.core import (
 _TYPE_ORDER: Final = {t: n for n, t in enumerate(ACTION_TYPES)}
 _INDEX_OF = INDEX.__getitem__
 _TURN = (turn(0), turn(1))
+_TROOP_PLAYS: Final = tuple(
+    {card: {"type": "play", "card": card, "flag": n + 1}
+     for card, i in INDEX.items() if i < NUM_TROOPS}
+    for n in range(NUM_FLAGS))
+"""Per flag (0-based), each troop card's play there. Legal-action lists share these objects
+(as they share the lists a match memoises): callers read actions, never change them."""
 _PLAY_FIELDS: Final = {
     # card kind -> the fields of its play action besides "type" and "card"
     "slot": ("flag",),
@@ -151,27 +157,18 @@ class BattleLine(Game):
             f = flags[n]
             free[n] = len(f["sides"][seat]) < (4 if "Mud" in f["env"] else 3)
         out: list[Action] = []
-        has_troop = False
-        has_tactics = False
-        for card in hand:
-            if INDEX[card] < NUM_TROOPS:
-                has_troop = True
-            else:
-                has_tactics = True
-        any_free = any(free)
-        if has_tactics and tactics_ok and "Scout" in hand:
+        # The hand is in canonical order: its troops first, then its tactics.
+        troops = [card for card in hand if INDEX[card] < NUM_TROOPS]
+        tactics = hand[len(troops):] if tactics_ok else ()
+        if "Scout" in tactics:
             out.append({"type": "play", "card": "Scout"})
         for n in open_flags:
             flag_no = n + 1
             f = flags[n]
-            for card in hand:
-                i = INDEX[card]
-                if i < NUM_TROOPS:
-                    if free[n]:
-                        out.append({"type": "play", "card": card, "flag": flag_no})
-                    continue
-                if not tactics_ok:
-                    break  # tactics follow troops in canonical order
+            if free[n] and troops:
+                plays = _TROOP_PLAYS[n]
+                out.extend([plays[card] for card in troops])
+            for card in tactics:
                 if card in WILD_VALUES:
                     if free[n] and not (card in LEADERS and state["leaders"][seat]):
                         out.append({"type": "play", "card": card, "flag": flag_no})
@@ -208,7 +205,7 @@ class BattleLine(Game):
                             if free[m]:
                                 out.append({"type": "play", "card": card, "from_flag": flag_no,
                                             "target": target, "to_flag": m + 1})
-        if not (has_troop and any_free):
+        if not (troops and any(free)):
             out.append({"type": "pass"})
         return out
 

@@ -37,6 +37,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from protocol.codec import encode_json
+
 ACCOUNT_KINDS = ("human", "bot")
 MATCH_STATUSES = ("live", "over", "void")
 
@@ -196,7 +198,9 @@ _MATCH_COLUMNS = ("id, game, options, num_seats, seed, seats, clock, start, log,
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+    """Compact JSON for a column (orjson when it can: the writer thread runs this for every
+    action of every live match, and it holds the GIL the event loop needs)."""
+    return encode_json(value)
 
 
 class _Flush:

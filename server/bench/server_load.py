@@ -7,7 +7,8 @@ request at once with a random legal action, seeks again after each match, and on
 match has started (a request received in each) and ``--warmup`` seconds more, counts for
 ``--seconds``: actions answered, and for each one the time
 from sending it to receiving the ``events`` it caused. Prints one JSON object on stdout.
-Plain websockets and the protocol codec only: it measures the server, not a client library.
+Plain websockets, orjson and the protocol codec only: it measures the server, not a client
+library, and spends as little CPU as it can (it shares the machine with the server).
 
 ``--mode echo`` and ``--mode relay`` drive the yardsticks of :mod:`server.bench.baselines`
 instead, with the same process, clients and counting: ``--matches`` echo clients each
@@ -26,11 +27,26 @@ import sys
 import time
 from typing import Any
 
+import orjson
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
-from protocol import decode, encode
+from protocol import decode as protocol_decode
+from protocol import encode
 from protocol.messages import SUBPROTOCOL_OF_ENCODING
+from server.app import tune_gc
 from server.bench.baselines import move_message
+
+
+def decode(frame: str | bytes, encoding: str = "json") -> dict[str, Any]:
+    """A frame from the server (or a yardstick), decoded as cheaply as possible: the load
+    generator shares the machine's two cores with the server it measures, so its own
+    parsing must cost little. JSON (text, or its UTF-8 bytes) goes to orjson; msgpack to the
+    protocol codec (already C)."""
+    if encoding == "json":
+        message: dict[str, Any] = orjson.loads(frame)
+        return message
+    return protocol_decode(frame)
 
 
 class Load:
@@ -58,7 +74,7 @@ async def client(url: str, game: str, load: Load, seed: int, ready: asyncio.Even
         await ws.send(encode(message, load.encoding))  # type: ignore[arg-type]
 
     await send({"type": "hello", "protocol": 1, "name": "load"})
-    decode(await ws.recv())
+    decode(await ws.recv(), load.encoding)
     connected[0] += 1
     if connected[0] == total:
         ready.set()
@@ -66,8 +82,10 @@ async def client(url: str, game: str, load: Load, seed: int, ready: asyncio.Even
     await send({"type": "seek", "game": game})
     sent_at: float | None = None
     try:
-        async for frame in ws:
-            message = decode(frame)
+        while True:
+            # Text frames as bytes: orjson reads UTF-8 itself, no str in between.
+            frame = await ws.recv(decode=False)
+            message = decode(frame, load.encoding)
             kind = message["type"]
             if kind == "events" and sent_at is not None:
                 if load.counting:
@@ -95,6 +113,8 @@ async def client(url: str, game: str, load: Load, seed: int, ready: asyncio.Even
                 await send({"type": "seek", "game": game})
             elif kind == "error":
                 load.errors += 1
+    except ConnectionClosed:
+        pass
     finally:
         await ws.close()
 
@@ -112,7 +132,7 @@ async def echo_client(url: str, load: Load, seed: int, ready: asyncio.Event,
         while not load.stop:
             sent_at = time.perf_counter()
             await ws.send(frame)
-            decode(await ws.recv())
+            decode(await ws.recv(), load.encoding)
             if load.counting:
                 load.latencies.append(time.perf_counter() - sent_at)
                 load.actions += 1
@@ -132,7 +152,7 @@ async def relay_client(url: str, load: Load, seed: int, ready: asyncio.Event,
         await ws.send(encode(move_message(count[0]), load.encoding))  # type: ignore[arg-type]
         return time.perf_counter()
 
-    paired = decode(await ws.recv())
+    paired = decode(await ws.recv(), load.encoding)
     connected[0] += 1
     if connected[0] == total:
         ready.set()
@@ -142,7 +162,7 @@ async def relay_client(url: str, load: Load, seed: int, ready: asyncio.Event,
         sent_at = await move()
     try:
         async for frame in ws:
-            message = decode(frame)
+            message = decode(frame, load.encoding)
             if message["type"] == "paired":
                 if message.get("start"):
                     await ready.wait()
@@ -182,15 +202,21 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             await asyncio.wait_for(load.all_started.wait(), 60)
         except TimeoutError:
             pass  # counted anyway; the rates then include some set-up
+    # Every connection is set up: keep the collector's full passes away from the thousands
+    # of long-lived connection objects, as the server does (the load generator's own pauses
+    # would otherwise show up as server latency).
+    tune_gc()
     await asyncio.sleep(args.warmup)
     # Markers for the bench process, which reads its own CPU time at each: its CPU per
     # action over exactly the counted window (set-up and warm-up excluded).
     print("counting", flush=True)
     load.counting = True
     start = time.perf_counter()
+    cpu = time.process_time()
     await asyncio.sleep(args.seconds)
     load.counting = False
     elapsed = time.perf_counter() - start
+    cpu = time.process_time() - cpu
     print("counted", flush=True)
     load.stop = True
     for task in tasks:
@@ -204,7 +230,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     return {"actions": load.actions, "matches": load.matches, "errors": load.errors,
             "elapsed": elapsed, "latency_ms": {"p50": pct(0.50), "p90": pct(0.90),
                                                "p99": pct(0.99), "max": pct(1.0)},
-            "samples": len(lat)}
+            "samples": len(lat),
+            # The load generator's own CPU per unit over the counted window: on a 2-core
+            # machine the clients and the server share the cores.
+            "client_cpu_us": cpu * 1e6 / max(1, load.actions)}
 
 
 def main(argv: list[str] | None = None) -> int:

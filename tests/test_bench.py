@@ -115,7 +115,8 @@ def test_server_bench_quick_reports_baselines_and_ratios(
     assert cli.main(["bench", "server", "--quick", "--matches", "1", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     names = [r["name"] for r in report["results"]]
-    assert names == ["battleline json, 1 matches: actions", "battleline json, 1 matches: matches",
+    assert names == ["battleline json, game path without sockets",
+                     "battleline json, 1 matches: actions", "battleline json, 1 matches: matches",
                      "echo json, 1 clients: round trips", "relay json, 1 pairs: moves"]
     assert all(r["median"] > 0 for r in report["results"] if "matches:" not in r["name"])
     rows = report["settings"]["round_trip_ms"]
@@ -130,4 +131,5 @@ def test_server_bench_quick_reports_baselines_and_ratios(
         ratios["server_actions_per_s"] / ratios["relay_moves_per_s"])
     assert ratios["cpu_vs_relay"] == pytest.approx(
         ratios["server_cpu_us_per_action"] / ratios["relay_cpu_us_per_move"])
-    assert all(row["window_cpu_us"] > 0 for row in rows)
+    assert all(row["window_cpu_us"] > 0 and row["client_cpu_us"] > 0 for row in rows)
+    assert ratios["game_path_us_per_action"] > 0

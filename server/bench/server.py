@@ -19,7 +19,9 @@ Figures, each the median over ``--repeat`` runs of ``--seconds``:
 * the server process's CPU time per action (all its threads) over the counted window only
   (the load generator marks its start and end on its stdout), and over the whole run with
   set-up and warm-up: the figures that least depend on what else the machine is doing. Rates
-  on a busy machine measure its scheduler as much as the server.
+  on a busy machine measure its scheduler as much as the server;
+* the load generator's own CPU time per action over the counted window: the clients share
+  the machine's cores with the server, so a rate is bounded by both.
 
 Measured in the same run, by the same load generator, at every level of ``--matches``
 (:mod:`server.bench.baselines`): a bare ``websockets`` **echo** (round trip of a move-sized
@@ -27,6 +29,12 @@ frame, one client per match) and a bare **relay** (pairs of clients whose moves 
 decodes and forwards to the other seat, no game logic). The figures the issue asks for are
 the ratios: server round trip p50/p99 ÷ echo p50/p99 (goal ≤ 2) and server actions/s ÷ relay
 moves/s (goal ≥ 0.5 with 500 matches). ``--quick`` is a tiny configuration for tests.
+
+Where the time goes: once per encoding, the **game path** (:mod:`server.bench.game_path`) —
+the runner, rendering and encoding of random matches in-process, no sockets — is timed too.
+The last table splits the server's CPU per action into that game path and the rest (the
+protocol session, websocket framing, the event loop, system calls, the store's writer
+thread), next to the relay's CPU per move and both load generators' CPU per unit.
 """
 
 from __future__ import annotations
@@ -43,8 +51,16 @@ from typing import Any
 
 from engine import registry
 from server.app import ArenaServer, tune_gc
+from server.bench import game_path
 from server.bench.baselines import start_echo, start_relay
-from server.bench.measure import Result, add_common, print_json, print_table, stderr_progress
+from server.bench.measure import (
+    Result,
+    add_common,
+    measure,
+    print_json,
+    print_table,
+    stderr_progress,
+)
 from server.logs import configure_logging
 from server.storage import SqliteStore
 
@@ -142,6 +158,8 @@ def summary(name: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
             "samples": median_run["samples"],
             "server_cpu_us": statistics.median(r["server_cpu_us"] for r in runs),
             "window_cpu_us": statistics.median(r["window_cpu_us"] for r in runs),
+            "client_cpu_us": statistics.median(r.get("client_cpu_us", float("nan"))
+                                               for r in runs),
             "errors": sum(r["errors"] for r in runs)}
 
 
@@ -164,6 +182,11 @@ async def bench(args: argparse.Namespace
             tune_gc()
         try:
             for encoding in args.encoding or ["json"]:
+                # The floor: the same per-action work without sockets, event loop or store.
+                path = measure(game_path.workload(game, encoding), args.repeat,
+                               min(args.seconds, 2.0), 0.2, stderr_progress)
+                results.append(path)
+                path_us = 1e6 / path.median if path.median > 0 else float("nan")
                 for matches in levels:
                     settings = {"game": args.game, "encoding": encoding, "matches": matches}
                     name = f"{args.game} {encoding}, {matches} matches"
@@ -207,6 +230,9 @@ async def bench(args: argparse.Namespace
                         "server_cpu_us_per_action": row["window_cpu_us"],
                         "relay_cpu_us_per_move": relay_row["window_cpu_us"],
                         "echo_cpu_us_per_round_trip": echo_row["window_cpu_us"],
+                        "game_path_us_per_action": path_us,
+                        "client_cpu_us_per_action": row["client_cpu_us"],
+                        "relay_client_cpu_us_per_move": relay_row["client_cpu_us"],
                         "cpu_vs_relay": ratio(row["window_cpu_us"],
                                               relay_row["window_cpu_us"])})
         finally:
@@ -239,12 +265,13 @@ def run(args: argparse.Namespace) -> int:
     print()
     width = max(len(row["name"]) for row in latencies)
     print(f"{'round trip (median run)'.ljust(width)}  {'p50':>8}  {'p90':>8}  "
-          f"{'p99':>8}  {'max':>8}  samples  CPU/unit counted  CPU/unit whole run  errors")
+          f"{'p99':>8}  {'max':>8}  samples  CPU/unit counted  CPU/unit whole run  "
+          f"clients' CPU/unit  errors")
     for row in latencies:
         print(f"{row['name'].ljust(width)}  {row['p50']:6.3f}ms  {row['p90']:6.3f}ms  "
               f"{row['p99']:6.3f}ms  {row['max']:6.1f}ms  {row['samples']:7d}  "
               f"{row['window_cpu_us']:13.0f} µs  {row['server_cpu_us']:15.0f} µs  "
-              f"{row['errors']:6d}")
+              f"{row['client_cpu_us']:14.0f} µs  {row['errors']:6d}")
     if ratios:
         print()
         print("ratios (medians over runs)  p50 server/echo  p99 server/echo  "
@@ -254,4 +281,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"{label:<27}  {_fmt_ratio(r['p50_vs_echo']):>15}  "
                   f"{_fmt_ratio(r['p99_vs_echo']):>15}  {_fmt_ratio(r['rate_vs_relay']):>22}  "
                   f"{r['server_cpu_us_per_action']:8.0f} / {r['relay_cpu_us_per_move']:.0f}")
+        print()
+        print("where the time goes, CPU µs per action (counted window; relay: per move)")
+        print(f"{'':<27}  {'server':>7}  {'game path':>9}  {'sockets+loop+store':>18}  "
+              f"{'relay':>6}  {'clients':>8}  {'relay clients':>13}")
+        for r in ratios:
+            label = f"{r['encoding']}, {r['matches']} matches"
+            server_us, path_us = r["server_cpu_us_per_action"], r["game_path_us_per_action"]
+            print(f"{label:<27}  {server_us:7.0f}  {path_us:9.0f}  {server_us - path_us:18.0f}  "
+                  f"{r['relay_cpu_us_per_move']:6.0f}  {r['client_cpu_us_per_action']:8.0f}  "
+                  f"{r['relay_client_cpu_us_per_move']:13.0f}")
     return 0

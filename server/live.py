@@ -83,16 +83,21 @@ class LiveMatch:
     def action(self, session: Session, message: dict[str, Any]) -> bool:
         """A seat's ``action`` message. The seat is the one whose open request it names
         (a session may hold several seats), else its first seat. Returns whether the action
-        was taken (no error for it)."""
-        seats = self.seats_of(session)
+        was taken (applied, or committed on a simultaneous turn)."""
         request_id = message.get("request_id")
-        seat = next((s for s in seats if self.runner.pending_request_id(s) == request_id),
-                    seats[0])
-        out = self.runner.receive_action(seat, request_id, message.get("action"), self.now(),
-                                         ref=message.get("id"))
-        taken = not any(recipient == seat and m["type"] == "error" for recipient, m in out)
+        seating = self.seating
+        if seating.count(session) == 1:  # the usual case: one seat per session
+            seat = seating.index(session)
+        else:
+            seats = self.seats_of(session)
+            seat = next((s for s in seats if self.runner.pending_request_id(s) == request_id),
+                        seats[0])
+        runner = self.runner
+        moves = runner.moves
+        out = runner.receive_action(seat, request_id, message.get("action"), self.now(),
+                                    ref=message.get("id"))
         self._after(out)
-        return taken
+        return runner.moves > moves  # applied (an error for it leaves the count as it was)
 
     def resign(self, session: Session) -> None:
         out: list[Outgoing] = []

@@ -32,6 +32,16 @@ DEFAULT_THRESHOLD: Final = 40
 """MP-Mix's default T_d and T_o: two piece-equivalents in ×20 units (§9.7)."""
 
 
+def _positive_or_none(name: str, value: Any) -> int | None:
+    """``value`` if it is ``None`` or an integer ≥ 1 (not a bool), else :class:`ValueError`
+    (options arrive from command lines, so a string or a float must not slip through)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be an integer of at least 1, not {value!r}")
+    return value
+
+
 @dataclass
 class Decision:
     """How the last decision was made: the ``mode`` searched (``maxn``, ``paranoid``,
@@ -62,7 +72,8 @@ class ChexersBot:
     def __init__(self, seed: int | None = None, *, depth: int | None = None,
                  time_ms: float | None = None, clock_share: float = DEFAULT_CLOCK_SHARE,
                  variant: str = "sum", prune: bool = True, two_player: bool = False,
-                 two_player_depth: int | None = None, leaf_scan: bool = True) -> None:
+                 two_player_depth: int | None = None, leaf_scan: bool = True,
+                 cautious: bool = False, max_nodes: int | None = None) -> None:
         self.seed = seed
         self.depth = depth if depth is not None else self.default_depth
         if self.depth < 1:
@@ -75,6 +86,10 @@ class ChexersBot:
         self.two_player = two_player
         self.two_player_depth = two_player_depth
         self.leaf_scan = leaf_scan
+        if not isinstance(cautious, bool):
+            raise ValueError(f"cautious must be true or false, not {cautious!r}")
+        self.cautious = cautious
+        self.max_nodes = _positive_or_none("max_nodes", max_nodes)
         self.rng = Rng(seed if seed is not None else 0)
         self.last: Decision | None = None
 
@@ -128,21 +143,28 @@ class ChexersBot:
 
     def deepen(self, pos: Position, search: SearchFn, depth: int, deadline: float | None,
                mode: str) -> tuple[Decision, RootResult]:
-        """Run ``search`` at ``depth`` (no deadline), or at 1, 2, … ``depth`` until the
-        deadline, keeping the deepest complete result. An iteration is not started when the
-        last one's time times the observed growth would overrun the deadline."""
+        """Run ``search`` at ``depth`` (no deadline, no node budget), or at 1, 2, … ``depth``
+        until the deadline or the node budget (``max_nodes``, interior nodes over all
+        iterations) runs out, keeping the deepest complete result. An iteration is not started
+        when the last one's cost times the observed growth would overrun the deadline or the
+        budget. Depth 1 always completes."""
         ev = self.evaluator(pos)
         nodes = leaves = cutoffs = 0
-        if deadline is None:
-            s = Search(pos, ev, prune=self.prune, leaf_scan=self.leaf_scan)
+        budget = self.max_nodes
+        if deadline is None and budget is None:
+            s = Search(pos, ev, prune=self.prune, leaf_scan=self.leaf_scan,
+                       cautious=self.cautious)
             result = search(s, depth)
             return self._record(mode, depth, result, s), result
         best: tuple[int, RootResult] | None = None
         previous = 0.0
+        previous_nodes = 0
         for d in range(1, depth + 1):
             t0 = time.perf_counter()
             s = Search(pos, ev, prune=self.prune, leaf_scan=self.leaf_scan,
-                       deadline=deadline if d > 1 else None)
+                       cautious=self.cautious,
+                       deadline=deadline if d > 1 else None,
+                       max_nodes=budget - nodes if budget is not None and d > 1 else None)
             try:
                 result = search(s, d)
             except SearchTimeout:
@@ -152,12 +174,21 @@ class ChexersBot:
             leaves += s.stats.leaves
             cutoffs += s.stats.cutoffs
             best = (d, result)
-            now = time.perf_counter()
-            spent = now - t0
-            growth = max(3.0, spent / previous) if previous > 0 else 8.0
-            previous = spent
-            if now + spent * growth > deadline:
-                break
+            if budget is not None:
+                # Deterministic: node counts, not the clock, decide whether to go on.
+                done = s.stats.nodes
+                growth_n = (max(3.0, done / previous_nodes) if previous_nodes > 0
+                            else 8.0)
+                previous_nodes = max(done, 1)
+                if nodes + done * growth_n > budget:
+                    break
+            if deadline is not None:
+                now = time.perf_counter()
+                spent = now - t0
+                growth = max(3.0, spent / previous) if previous > 0 else 8.0
+                previous = spent
+                if now + spent * growth > deadline:
+                    break
         assert best is not None  # depth 1 runs without a deadline
         d, result = best
         decision = Decision(mode, d, result.value, result.action, nodes, leaves, cutoffs)
@@ -214,6 +245,24 @@ class MaxnBot(ChexersBot):
         return decision
 
 
+def pick_random_tie(pos: Position, decision: Decision, result: RootResult, rng: Rng
+                    ) -> Decision:
+    """RandomMaxn's root choice: a draw from ``rng`` among the root actions whose maxⁿ vector
+    ties for the best ``v[root]`` (no draw when only one does, so the generator moves only on
+    real ties)."""
+    root = pos.turn % 3
+
+    def own(value: tuple[int, ...] | int) -> int:
+        assert isinstance(value, tuple)
+        return value[root]
+
+    top = own(result.value)
+    tied = [(act, v) for act, v in result.children if own(v) == top]
+    act, value = tied[rng.below(len(tied))] if len(tied) > 1 else tied[0]
+    decision.action, decision.value = act, value
+    return decision
+
+
 class RandomMaxnBot(MaxnBot):
     """Maxⁿ, but a seeded random choice among the root actions whose vector ties for the best
     ``v[root]`` (§9.4, the report's RandomMaxn)."""
@@ -221,17 +270,7 @@ class RandomMaxnBot(MaxnBot):
     name = "random-maxn"
 
     def _pick(self, pos: Position, decision: Decision, result: RootResult) -> Decision:
-        root = pos.turn % 3
-
-        def own(value: tuple[int, ...] | int) -> int:
-            assert isinstance(value, tuple)
-            return value[root]
-
-        top = own(result.value)
-        tied = [(act, v) for act, v in result.children if own(v) == top]
-        act, value = tied[self.rng.below(len(tied))] if len(tied) > 1 else tied[0]
-        decision.action, decision.value = act, value
-        return decision
+        return pick_random_tie(pos, decision, result, self.rng)
 
 
 class ParanoidBot(ChexersBot):
@@ -310,11 +349,17 @@ class MPMixBot(ChexersBot):
 
     def __init__(self, seed: int | None = None, *, t_d: int = DEFAULT_THRESHOLD,
                  t_o: int = DEFAULT_THRESHOLD, paranoid_depth: int = 4,
+                 offensive_depth: int | None = None, random_ties: bool = False,
                  **options: Any) -> None:
         super().__init__(seed, **options)
         self.t_d = t_d
         self.t_o = t_o
-        self.paranoid_depth = paranoid_depth
+        self.paranoid_depth = _positive_or_none("paranoid_depth", paranoid_depth)
+        self.offensive_depth = (_positive_or_none("offensive_depth", offensive_depth)
+                                or self.depth)
+        if not isinstance(random_ties, bool):
+            raise ValueError(f"random_ties must be true or false, not {random_ties!r}")
+        self.random_ties = random_ties
 
     def strategy(self, pos: Position) -> tuple[str, int | None]:
         ev = self.evaluator(pos)
@@ -330,12 +375,14 @@ class MPMixBot(ChexersBot):
                                       deadline, "paranoid")
         elif mode == "offensive":
             assert target is not None
-            decision, _ = self.deepen(pos, lambda s, d: s.offensive(d, target), self.depth,
-                                      deadline, "offensive")
+            decision, _ = self.deepen(pos, lambda s, d: s.offensive(d, target),
+                                      self.offensive_depth, deadline, "offensive")
             decision.target = target
         else:
-            decision, _ = self.deepen(pos, lambda s, d: s.maxn(d), self.depth, deadline,
-                                      "maxn")
+            decision, result = self.deepen(pos, lambda s, d: s.maxn(d), self.depth, deadline,
+                                           "maxn")
+            if self.random_ties:
+                decision = pick_random_tie(pos, decision, result, self.rng)
         return decision
 
 

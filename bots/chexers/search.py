@@ -47,7 +47,7 @@ _CHECK_EVERY: Final = 64  # nodes between two looks at the clock
 
 
 class SearchTimeout(Exception):
-    """The deadline passed; the position is back as it was."""
+    """The deadline passed or the node budget ran out; the position is back as it was."""
 
 
 @dataclass
@@ -75,14 +75,19 @@ class Search:
     """Searches from ``pos`` (left as it was) for the player to move there (the *root*).
 
     ``evaluator`` defaults to the ``"sum"`` utility of this game. ``deadline``: a
-    ``time.perf_counter()`` value after which :class:`SearchTimeout` is raised.
-    ``leaf_scan=False`` plays and evaluates every leaf instead (same results, slower: the
-    switch exists to measure what the scan saves).
+    ``time.perf_counter()`` value after which :class:`SearchTimeout` is raised; ``max_nodes``
+    likewise raises it once more interior nodes than that were expanded (a budget that, unlike
+    the clock, gives the same answer on any machine). ``leaf_scan=False`` plays and evaluates
+    every leaf instead (same results, slower: the switch exists to measure what the scan
+    saves). ``cautious`` changes how maxⁿ-like searches break ties (default off: the first
+    child, §9.1): at an opponent's node a tie goes to the child worst for the root, and at the
+    root's own offensive node to the child best for the root (see :meth:`maxn`).
     """
 
     def __init__(self, pos: Position, evaluator: Evaluator | None = None, *,
                  deadline: float | None = None, prune: bool = True,
-                 leaf_scan: bool = True) -> None:
+                 leaf_scan: bool = True, cautious: bool = False,
+                 max_nodes: int | None = None) -> None:
         if pos.result is not None:
             raise ValueError("the game is over: nothing to search")
         self.pos = pos
@@ -91,7 +96,9 @@ class Search:
         self.maxsum = self.ev.maxsum
         self.fast = leaf_scan and self.ev.variant == "sum"
         self.prune = prune
+        self.cautious = cautious
         self.deadline = deadline
+        self.max_nodes = max_nodes if max_nodes is not None else _INF
         self.stats = SearchStats()
         self.target = -1  # offensive: the colour the root minimises; -1 = plain maxⁿ
 
@@ -99,6 +106,8 @@ class Search:
 
     def _tick(self) -> None:
         stats = self.stats
+        if stats.nodes >= self.max_nodes:
+            raise SearchTimeout  # the budget is spent: never expand a node beyond it
         stats.nodes += 1
         if (self.deadline is not None and stats.nodes % _CHECK_EVERY == 0
                 and time.perf_counter() > self.deadline):
@@ -175,7 +184,14 @@ class Search:
         parent's player (another colour) could then get at most ``parent_best`` here and it
         only switches on a strict improvement; so the chosen action never changes.
         Each root child is searched with a bound one looser than the root's best, so a child
-        that *ties* the best is always searched fully (RandomMaxn needs every tie exact)."""
+        that *ties* the best is always searched fully (RandomMaxn needs every tie exact).
+
+        ``cautious`` (an opponent's ties resolved against the root): maxⁿ predicts each
+        opponent's reply by its own utility alone, and in Chexers most replies tie (every
+        one-step advance is worth +1), so "the first tied child" is an arbitrary guess about
+        which of them comes; the cautious guess is the one that hurts the root most. Pruning
+        stays exact: the bound passed down is one tighter, so a cut-off child could not even
+        tie at its parent."""
         return self._maxn_root(depth, -1)
 
     def offensive(self, depth: int, target: int) -> RootResult:
@@ -196,6 +212,7 @@ class Search:
         best: list[int] | None = None
         best_act: Act | None = None
         best_score = -_INF
+        tie_own = self.cautious and target >= 0
         for act in pos.legal_actions():
             bound = self.maxsum - best_score + 1 if prune and best is not None else _INF
             pos.apply(act)
@@ -205,7 +222,8 @@ class Search:
                 pos.undo()
             children.append((act, tuple(v)))
             score = -v[target] if target >= 0 else v[root]
-            if score > best_score:
+            if score > best_score or (tie_own and score == best_score and best is not None
+                                      and v[root] > best[root]):
                 best, best_act, best_score = v, act, score
         assert best is not None and best_act is not None
         return RootResult(best_act, tuple(best), tuple(children))
@@ -231,15 +249,22 @@ class Search:
         maxsum = self.maxsum
         key = self.target if offensive else p
         sign = -1 if offensive else 1
+        root = self.root
+        # Cautious ties: an opponent's tie goes to the child worst for the root (tie_sign 1:
+        # smaller v[root] wins), the root's own offensive tie to the child best for it (-1).
+        # The child bound is then one tighter, so a pruned child can never even tie.
+        tie_sign = 0 if not self.cautious else (-1 if offensive else (1 if p != root else 0))
+        slack = 1 if self.cautious else 0
         for act in pos.legal_actions():
             pos.apply(act)
             try:
-                v = self._maxn(depth - 1, maxsum - best_score if prune and best is not None
-                               else _INF)
+                v = self._maxn(depth - 1, maxsum - best_score + slack
+                               if prune and best is not None else _INF)
             finally:
                 pos.undo()
             score = sign * v[key]
-            if score > best_score:
+            if score > best_score or (tie_sign and score == best_score and best is not None
+                                      and tie_sign * v[root] < tie_sign * best[root]):
                 best, best_score = v, score
                 if prune and best_score >= bound:
                     self.stats.cutoffs += 1
@@ -263,7 +288,10 @@ class Search:
             # Root minimises v[target]; the root's own moves never change v[target] except by
             # converting a target piece, or by ending the game.
             t = self.target
+            cautious = self.cautious
             best_score = -_INF
+            best_own = -_INF
+            up = u[p]
             for act in acts:
                 outcome = self._child_outcome(act, p, base_key, next_to_move, turn1)
                 if outcome == -2:
@@ -276,9 +304,18 @@ class Search:
                     vt = win if outcome == t else 0
                 if -vt > best_score:
                     best_score, best_act, best_outcome = -vt, act, outcome
+                    if cautious:
+                        best_own = _own_after(act, p, up, cells, outcome, self.ev)
+                elif cautious and -vt == best_score:
+                    own = _own_after(act, p, up, cells, outcome, self.ev)
+                    if own > best_own:
+                        best_own, best_act, best_outcome = own, act, outcome
         else:
             best_score = -_INF
             up = u[p]
+            root = self.root
+            cautious = self.cautious and p != root
+            best_root = _INF
             for act in acts:
                 outcome = self._child_outcome(act, p, base_key, next_to_move, turn1)
                 if outcome == -2:
@@ -292,6 +329,12 @@ class Search:
                     if prune and score >= bound:
                         self.stats.cutoffs += 1
                         break
+                    if cautious:
+                        best_root = _root_after(act, root, u, cells, outcome, self.ev)
+                elif cautious and score == best_score:
+                    vr = _root_after(act, root, u, cells, outcome, self.ev)
+                    if vr < best_root:
+                        best_root, best_act, best_outcome = vr, act, outcome
         assert best_act is not None
         return self._child_vector(best_act, p, u, best_outcome)
 
@@ -408,3 +451,28 @@ def _own_delta(act: Act, p: int, cells: Sequence[int]) -> int:
     if kind == EXIT:
         return 20 - PIECE_VALUE[p][act.frm]
     return 0
+
+
+def _own_after(act: Act, p: int, up: int, cells: Sequence[int], outcome: int,
+               ev: Evaluator) -> int:
+    """``U_p`` of the child ``act`` of mover ``p`` reaches (``outcome`` as
+    :meth:`Search._child_outcome` gave it; ``up`` = ``U_p`` now)."""
+    if outcome == -2:
+        return up + _own_delta(act, p, cells)
+    if outcome == -1:
+        return ev.draw
+    return ev.win if outcome == p else 0
+
+
+def _root_after(act: Act, root: int, u: Sequence[int], cells: Sequence[int], outcome: int,
+                ev: Evaluator) -> int:
+    """``U_root`` of the child an opponent's ``act`` reaches: lower only if the jump converts
+    a root piece, a draw's value, or 0 when the opponent wins."""
+    if outcome == -2:
+        if act.kind == JUMP and cells[act.mid] == root:
+            return u[root] - PIECE_VALUE[root][act.mid]
+        return u[root]
+    if outcome == -1:
+        return ev.draw
+    return 0
+

@@ -9,41 +9,46 @@ from engine.chexers import Position
 from engine.rng import Rng
 
 
-def maxn_vector(pos: Position, ev: Evaluator, depth: int, root: int, target: int = -1
-                ) -> list[int]:
-    """Maxⁿ vector (``target`` ≥ 0: the root minimises ``v[target]``, as offensive)."""
+def maxn_vector(pos: Position, ev: Evaluator, depth: int, root: int, target: int = -1,
+                cautious: bool = False) -> list[int]:
+    """Maxⁿ vector (``target`` ≥ 0: the root minimises ``v[target]``, as offensive).
+    ``cautious``: an opponent's tie goes to the smaller ``v[root]``, the root's offensive tie
+    to the larger ``v[root]``; otherwise ties keep the first child."""
     if pos.result is not None or depth == 0:
         return ev.vector(pos)
     p = pos.turn % 3
     best: list[int] | None = None
     for act in pos.legal_actions():
         pos.apply(act)
-        v = maxn_vector(pos, ev, depth - 1, root, target)
+        v = maxn_vector(pos, ev, depth - 1, root, target, cautious)
         pos.undo()
         if best is None:
             best = v
         elif p == root and target >= 0:
-            if v[target] < best[target]:
+            if v[target] < best[target] or (cautious and v[target] == best[target]
+                                             and v[root] > best[root]):
                 best = v
-        elif v[p] > best[p]:
+        elif v[p] > best[p] or (cautious and p != root and v[p] == best[p]
+                                and v[root] < best[root]):
             best = v
     assert best is not None
     return best
 
 
-def maxn_root(pos: Position, ev: Evaluator, depth: int, target: int = -1
-              ) -> tuple[str, list[int]]:
+def maxn_root(pos: Position, ev: Evaluator, depth: int, target: int = -1,
+              cautious: bool = False) -> tuple[str, list[int]]:
     """The first root action with the best vector, as text, and that vector."""
     root = pos.turn % 3
     best: tuple[str, list[int]] | None = None
     for act in pos.legal_actions():
         pos.apply(act)
-        v = maxn_vector(pos, ev, depth - 1, root, target)
+        v = maxn_vector(pos, ev, depth - 1, root, target, cautious)
         pos.undo()
         if best is None:
             best = (str(act), v)
         elif target >= 0:
-            if v[target] < best[1][target]:
+            if v[target] < best[1][target] or (cautious and v[target] == best[1][target]
+                                               and v[root] > best[1][root]):
                 best = (str(act), v)
         elif v[root] > best[1][root]:
             best = (str(act), v)

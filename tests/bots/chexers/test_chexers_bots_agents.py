@@ -206,6 +206,49 @@ def test_a_tiny_budget_still_answers_from_a_complete_shallower_search() -> None:
     assert pos.to_cxn() == "1g1g/g2g1/r5/5bb/r4b/rr2b/4 g 0,0,0 7" and pos.count() == 1
 
 
+def test_a_node_budget_deepens_as_far_as_it_allows_and_the_same_everywhere() -> None:
+    """``max_nodes``: iterative deepening that stops on node counts, not the clock, so the
+    answer is a pure function of the position: the deepest complete search that fits."""
+    pos = Position.from_cxn("1g1g/g2g1/r5/5bb/r4b/rr2b/4 g 0,0,0 7")
+    ample = MaxnBot(depth=4, max_nodes=10**9)
+    assert ample.decide(pos) == Search(pos).maxn(4).action
+    assert ample.last is not None and ample.last.depth == 4
+    full = ample.last.nodes
+    for budget in (1, 50, full // 2):
+        bots_ = [MaxnBot(depth=4, max_nodes=budget) for _ in range(2)]
+        acts = [b.decide(pos) for b in bots_]
+        decisions = [b.last for b in bots_]
+        assert decisions[0] is not None and decisions[1] is not None
+        assert acts[0] == acts[1] and decisions[0].depth == decisions[1].depth
+        depth = decisions[0].depth
+        assert 1 <= depth < 4
+        assert acts[0] == Search(pos).maxn(depth).action
+        # Depth 1 always completes; beyond it the budget holds over all iterations.
+        assert depth == 1 or decisions[0].nodes <= budget
+    assert pos.to_cxn() == "1g1g/g2g1/r5/5bb/r4b/rr2b/4 g 0,0,0 7" and pos.count() == 1
+
+
+@pytest.mark.parametrize("options", [
+    {"max_nodes": 0}, {"max_nodes": "many"}, {"max_nodes": 2.5}, {"max_nodes": True},
+    {"cautious": "yes"}, {"cautious": 1}, {"offensive_depth": 0}, {"offensive_depth": "3"},
+    {"paranoid_depth": -1}, {"random_ties": "no"},
+])
+def test_malformed_options_are_rejected(options: dict[str, Any]) -> None:
+    with pytest.raises(ValueError):
+        MPMixBot(**options)
+
+
+def test_bench_agent_specs_parse_the_new_options() -> None:
+    from server.commands.bench_strength import make_bot, parse_agent
+
+    assert parse_agent("mp-mix:depth=4:cautious=true:max_nodes=3000") == (
+        "mp-mix", {"depth": 4, "cautious": True, "max_nodes": 3000})
+    bot = make_bot("mp-mix:cautious=false:offensive_depth=3:random_ties=true", 1, "chexers")
+    assert (bot.cautious, bot.offensive_depth, bot.random_ties) == (False, 3, True)
+    with pytest.raises(ValueError):
+        make_bot("mp-mix:cautious=maybe", 1, "chexers")
+
+
 # ---- the two-player reduction ------------------------------------------------------------
 
 

@@ -184,3 +184,49 @@ def test_pruning_keeps_every_root_tie_exact_for_random_maxn() -> None:
             ties.append([a for a, v in result.children
                          if isinstance(v, tuple) and v[root] == top])
         assert ties[0] == ties[1]
+
+
+@pytest.mark.parametrize("pos", POSITIONS[::2] + CYCLE[-2:], ids=lambda p: p.to_cxn())
+def test_cautious_ties_match_the_plain_definition(pos: Position) -> None:
+    """Cautious maxⁿ and offensive (opponents' ties against the root, the root's offensive
+    ties for itself) equal the plain recursion, with pruning and the leaf scan on or off."""
+    ev = Evaluator.for_position(pos)
+    root = pos.turn % 3
+    for depth in (1, 2, 3, 4):
+        action, vector = maxn_root(pos, ev, depth, cautious=True)
+        for prune in (True, False):
+            for scan in (True, False):
+                if depth == 4 and not (prune and scan):
+                    continue  # the slow combinations at depth 4 add time, not cover
+                result = Search(pos, ev, prune=prune, leaf_scan=scan,
+                                cautious=True).maxn(depth)
+                assert str(result.action) == action, (depth, prune, scan)
+                assert isinstance(result.value, tuple)
+                assert result.value[root] == vector[root]
+                if not prune:
+                    assert result.value == tuple(vector)
+        if depth == 4:
+            continue
+        for target in ((root + 1) % 3, (root + 2) % 3):
+            action, vector = maxn_root(pos, ev, depth, target, cautious=True)
+            result = Search(pos, ev, cautious=True).offensive(depth, target)
+            assert (str(result.action), result.value) == (action, tuple(vector)), depth
+
+
+def test_cautious_ties_change_some_choices_and_are_exact_at_depth_4() -> None:
+    """The flag is live: on sampled positions some offensive choices and some maxⁿ child
+    vectors differ from the first-tie ones; and depth 4 (where the root moves again at the
+    last ply) is exact too."""
+    offensive = vectors = 0
+    for pos in POSITIONS:
+        ev = Evaluator.for_position(pos)
+        target = (pos.turn + 1) % 3
+        offensive += (Search(pos, ev).offensive(3, target).action
+                      != Search(pos, ev, cautious=True).offensive(3, target).action)
+        plain, cautious = Search(pos, ev).maxn(3), Search(pos, ev, cautious=True).maxn(3)
+        vectors += sum(u != v for (_, u), (_, v) in zip(plain.children, cautious.children))
+    assert offensive > 0 and vectors > 0
+    for pos in POSITIONS[1:8:3]:
+        ev = Evaluator.for_position(pos)
+        action, vector = maxn_root(pos, ev, 4, cautious=True)
+        assert str(Search(pos, ev, cautious=True).maxn(4).action) == action

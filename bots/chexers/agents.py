@@ -73,7 +73,7 @@ class ChexersBot:
                  time_ms: float | None = None, clock_share: float = DEFAULT_CLOCK_SHARE,
                  variant: str = "sum", prune: bool = True, two_player: bool = False,
                  two_player_depth: int | None = None, leaf_scan: bool = True,
-                 cautious: bool = False, max_nodes: int | None = None) -> None:
+                 cautious: bool | None = None, max_nodes: int | None = None) -> None:
         self.seed = seed
         self.depth = depth if depth is not None else self.default_depth
         if self.depth < 1:
@@ -86,6 +86,8 @@ class ChexersBot:
         self.two_player = two_player
         self.two_player_depth = two_player_depth
         self.leaf_scan = leaf_scan
+        if cautious is None:
+            cautious = self.default_cautious
         if not isinstance(cautious, bool):
             raise ValueError(f"cautious must be true or false, not {cautious!r}")
         self.cautious = cautious
@@ -94,6 +96,8 @@ class ChexersBot:
         self.last: Decision | None = None
 
     default_depth = 3
+    default_cautious = False
+    """Ties as §9.1 says (the first child); MP-Mix breaks them cautiously by default."""
 
     # ---- the bot interface --------------------------------------------------------------------
 
@@ -341,11 +345,18 @@ def mpmix_strategy(h: list[int] | tuple[int, ...], root: int, t_d: int, t_o: int
 
 class MPMixBot(ChexersBot):
     """MP-Mix(T_d, T_o) (§9.7): paranoid (depth ``paranoid_depth``, default 4) when leading
-    by ``t_d``, offensive against the leader (depth ``depth``, default 3) when it leads by
-    ``t_o``, else maxⁿ (depth ``depth``). Exactly one search per decision."""
+    by ``t_d``, offensive against the leader (depth ``offensive_depth``, default ``depth``)
+    when it leads by ``t_o``, else maxⁿ (depth ``depth``). Exactly one search per decision;
+    with ``random_ties`` the maxⁿ mode draws among root ties as RandomMaxn does.
+
+    Two defaults differ from §9.7 (measured in ``bots/chexers/README.md``): ``depth`` 4
+    instead of 3 (maxⁿ and offensive then end on the root's own turn, as paranoid 4 does) and
+    ``cautious`` ties (an opponent's tie is resolved against the root; the root's offensive
+    tie in its own favour). ``MPMixBot(depth=3, cautious=False)`` is §9.7's agent exactly."""
 
     name = "mp-mix"
-    default_depth = 3
+    default_depth = 4
+    default_cautious = True
 
     def __init__(self, seed: int | None = None, *, t_d: int = DEFAULT_THRESHOLD,
                  t_o: int = DEFAULT_THRESHOLD, paranoid_depth: int = 4,
@@ -354,7 +365,7 @@ class MPMixBot(ChexersBot):
         super().__init__(seed, **options)
         self.t_d = t_d
         self.t_o = t_o
-        self.paranoid_depth = _positive_or_none("paranoid_depth", paranoid_depth)
+        self.paranoid_depth: int = _positive_or_none("paranoid_depth", paranoid_depth) or 4
         self.offensive_depth = (_positive_or_none("offensive_depth", offensive_depth)
                                 or self.depth)
         if not isinstance(random_ties, bool):

@@ -71,10 +71,20 @@ def test_c21_mpmix_selection() -> None:
     assert mpmix_strategy([90, 90, 0], 1, 0, 0) == ("paranoid", None)
     assert mpmix_strategy([90, 10, 90], 1, 0, 0) == ("offensive", 2)
     assert mpmix_strategy([90, 10, 90], 1, 0, 100) == ("maxn", None)
-    bot = MPMixBot()
+    # §9.7's agent exactly (maxⁿ depth 3, first-child ties): maxⁿ's C19 answer.
+    bot = MPMixBot(depth=3, cautious=False)
     assert bot.strategy(START()) == ("maxn", None)
     assert text(bot.decide(START())) == "MOVE -3,0 -2,-1"
     assert bot.last is not None and (bot.last.mode, bot.last.value) == ("maxn", (49, 49, 49))
+    # The default (depth 4, cautious ties) selects the same way and runs that maxⁿ.
+    default = MPMixBot()
+    assert (default.depth, default.offensive_depth, default.paranoid_depth) == (4, 4, 4)
+    assert default.cautious and (default.t_d, default.t_o) == (40, 40)
+    assert default.strategy(START()) == ("maxn", None)
+    expected = Search(START(), cautious=True).maxn(4)
+    assert default.decide(START()) == expected.action
+    assert default.last is not None and (default.last.mode, default.last.depth,
+                                         default.last.value) == ("maxn", 4, expected.value)
 
 
 def test_mpmix_runs_the_search_its_strategy_names() -> None:
@@ -87,7 +97,11 @@ def test_mpmix_runs_the_search_its_strategy_names() -> None:
     assert bot.last.action == Search(red_leads).paranoid(4).action
     bot.decide(green_leads)
     assert bot.last is not None and (bot.last.mode, bot.last.target) == ("offensive", 1)
-    assert bot.last.action == Search(green_leads).offensive(3, 1).action
+    assert bot.last.action == Search(green_leads, cautious=True).offensive(4, 1).action
+    classic = MPMixBot(depth=3, cautious=False)
+    classic.decide(green_leads)
+    assert classic.last is not None and classic.last.depth == 3
+    assert classic.last.action == Search(green_leads).offensive(3, 1).action
 
 
 def test_c22_offensive_against_green() -> None:

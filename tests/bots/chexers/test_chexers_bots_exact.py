@@ -224,7 +224,8 @@ def test_cautious_ties_change_some_choices_and_are_exact_at_depth_4() -> None:
         offensive += (Search(pos, ev).offensive(3, target).action
                       != Search(pos, ev, cautious=True).offensive(3, target).action)
         plain, cautious = Search(pos, ev).maxn(3), Search(pos, ev, cautious=True).maxn(3)
-        vectors += sum(u != v for (_, u), (_, v) in zip(plain.children, cautious.children))
+        vectors += sum(u != v for (_, u), (_, v) in zip(plain.children, cautious.children,
+                                                       strict=True))
     assert offensive > 0 and vectors > 0
     for pos in POSITIONS[1:8:3]:
         ev = Evaluator.for_position(pos)

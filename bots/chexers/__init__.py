@@ -23,7 +23,9 @@ deepening), ``clock_share`` (share of the remaining clock one move may use), ``v
 opponent is knocked out), ``leaf_scan`` (default on; off only to measure it), ``cautious``
 (maxⁿ-like searches resolve an opponent's tie against the root and the root's offensive tie
 for itself; default off, on for MP-Mix), ``max_nodes`` (iterative deepening under a node
-budget: deterministic, unlike ``time_ms``); MP-Mix also ``t_d``, ``t_o``, ``paranoid_depth``,
+budget: deterministic, unlike ``time_ms``), ``quiesce`` (default 0, off: a leaf reached by a
+converting jump is searched on by converting jumps, at most that many more turns, each mover
+free to stand); MP-Mix also ``t_d``, ``t_o``, ``paranoid_depth``,
 ``offensive_depth``, ``random_ties``; offensive ``target``. Run one against a server::
 
     arena bot maxn --game chexers --server ws://127.0.0.1:8765/ws --token TOKEN

@@ -73,7 +73,8 @@ class ChexersBot:
                  time_ms: float | None = None, clock_share: float = DEFAULT_CLOCK_SHARE,
                  variant: str = "sum", prune: bool = True, two_player: bool = False,
                  two_player_depth: int | None = None, leaf_scan: bool = True,
-                 cautious: bool | None = None, max_nodes: int | None = None) -> None:
+                 cautious: bool | None = None, max_nodes: int | None = None,
+                 quiesce: int = 0) -> None:
         self.seed = seed
         self.depth = depth if depth is not None else self.default_depth
         if self.depth < 1:
@@ -92,6 +93,9 @@ class ChexersBot:
             raise ValueError(f"cautious must be true or false, not {cautious!r}")
         self.cautious = cautious
         self.max_nodes = _positive_or_none("max_nodes", max_nodes)
+        if isinstance(quiesce, bool) or not isinstance(quiesce, int) or quiesce < 0:
+            raise ValueError(f"quiesce must be an integer of at least 0, not {quiesce!r}")
+        self.quiesce = quiesce
         self.rng = Rng(seed if seed is not None else 0)
         self.last: Decision | None = None
 
@@ -157,7 +161,7 @@ class ChexersBot:
         budget = self.max_nodes
         if deadline is None and budget is None:
             s = Search(pos, ev, prune=self.prune, leaf_scan=self.leaf_scan,
-                       cautious=self.cautious)
+                       cautious=self.cautious, quiesce=self.quiesce)
             result = search(s, depth)
             return self._record(mode, depth, result, s), result
         best: tuple[int, RootResult] | None = None
@@ -166,7 +170,7 @@ class ChexersBot:
         for d in range(1, depth + 1):
             t0 = time.perf_counter()
             s = Search(pos, ev, prune=self.prune, leaf_scan=self.leaf_scan,
-                       cautious=self.cautious,
+                       cautious=self.cautious, quiesce=self.quiesce,
                        deadline=deadline if d > 1 else None,
                        max_nodes=budget - nodes if budget is not None and d > 1 else None)
             try:
@@ -228,7 +232,7 @@ class GreedyBot(ChexersBot):
     default_depth = 1
 
     def _decide(self, pos: Position, deadline: float | None) -> Decision:
-        s = Search(pos, self.evaluator(pos), leaf_scan=self.leaf_scan)
+        s = Search(pos, self.evaluator(pos), leaf_scan=self.leaf_scan, quiesce=self.quiesce)
         return self._record("greedy", 1, s.maxn(1), s)
 
 

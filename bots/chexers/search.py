@@ -82,18 +82,31 @@ class Search:
     saves). ``cautious`` changes how maxⁿ-like searches break ties (default off: the first
     child, §9.1): at an opponent's node a tie goes to the child worst for the root, and at the
     root's own offensive node to the child best for the root (see :meth:`maxn`).
+
+    ``quiesce`` (default 0: off): a leaf reached by a *converting* jump (one over another
+    colour's piece) is in the middle of an exchange, so the search goes on from it by
+    converting jumps only, at most ``quiesce`` more turns. At each such node the mover may
+    also *stand* (keep the static value; it comes first, so a tie keeps it) and converts only
+    when that is better for it by the search's own rule (maxⁿ: its own component, cautious
+    ties included; the offensive root: the target's; paranoid: alpha-beta with stand-pat); a
+    mover without a converting jump stands. Leaves reached by any other action are scored
+    statically as before, which keeps the extension cheap (the leaf scan plays only the
+    converting jumps of the last ply). Deterministic (canonical order, the same tie rules).
     """
 
     def __init__(self, pos: Position, evaluator: Evaluator | None = None, *,
                  deadline: float | None = None, prune: bool = True,
                  leaf_scan: bool = True, cautious: bool = False,
-                 max_nodes: int | None = None) -> None:
+                 max_nodes: int | None = None, quiesce: int = 0) -> None:
         if pos.result is not None:
             raise ValueError("the game is over: nothing to search")
+        if isinstance(quiesce, bool) or not isinstance(quiesce, int) or quiesce < 0:
+            raise ValueError(f"quiesce must be an integer of at least 0, not {quiesce!r}")
         self.pos = pos
         self.root = pos.turn % 3
         self.ev = evaluator or Evaluator.for_position(pos)
         self.maxsum = self.ev.maxsum
+        self.quiesce = quiesce
         self.fast = leaf_scan and self.ev.variant == "sum"
         self.prune = prune
         self.cautious = cautious
@@ -213,11 +226,14 @@ class Search:
         best_act: Act | None = None
         best_score = -_INF
         tie_own = self.cautious and target >= 0
+        quiet = self.quiesce if depth == 1 else 0
+        cells = pos.cells
         for act in pos.legal_actions():
             bound = self.maxsum - best_score + 1 if prune and best is not None else _INF
+            converts = quiet and act.kind == JUMP and cells[act.mid] != root
             pos.apply(act)
             try:
-                v = self._maxn(depth - 1, bound)
+                v = self._maxn_quiet(quiet) if converts else self._maxn(depth - 1, bound)
             finally:
                 pos.undo()
             children.append((act, tuple(v)))
@@ -242,6 +258,8 @@ class Search:
         p = pos.turn % 3
         offensive = p == self.root and self.target >= 0
         if depth == 1 and self.fast:
+            if self.quiesce:
+                return self._maxn_scan_quiet(p, bound, offensive)
             return self._maxn_scan(p, bound, offensive)
         prune = self.prune and not offensive and self.target < 0
         best: list[int] | None = None
@@ -255,13 +273,100 @@ class Search:
         # The child bound is then one tighter, so a pruned child can never even tie.
         tie_sign = 0 if not self.cautious else (-1 if offensive else (1 if p != root else 0))
         slack = 1 if self.cautious else 0
+        quiet = self.quiesce if depth == 1 else 0
+        cells = pos.cells
         for act in pos.legal_actions():
+            converts = quiet and act.kind == JUMP and cells[act.mid] != p
             pos.apply(act)
             try:
-                v = self._maxn(depth - 1, maxsum - best_score + slack
-                               if prune and best is not None else _INF)
+                if converts:
+                    v = self._maxn_quiet(quiet)
+                else:
+                    v = self._maxn(depth - 1, maxsum - best_score + slack
+                                   if prune and best is not None else _INF)
             finally:
                 pos.undo()
+            score = sign * v[key]
+            if score > best_score or (tie_sign and score == best_score and best is not None
+                                      and tie_sign * v[root] < tie_sign * best[root]):
+                best, best_score = v, score
+                if prune and best_score >= bound:
+                    self.stats.cutoffs += 1
+                    break
+        assert best is not None
+        return best
+
+    def _captures(self) -> list[Act]:
+        """The mover's converting jumps (over another colour's piece), canonical order."""
+        pos = self.pos
+        cells = pos.cells
+        p = pos.turn % 3
+        return [a for a in pos.legal_actions() if a.kind == JUMP and cells[a.mid] != p]
+
+    def _maxn_quiet(self, left: int) -> list[int]:
+        """A maxⁿ/offensive leaf reached by a converting jump (game going on or over): the
+        static vector, or, with ``left`` ≥ 1 turns to go and converting jumps for the mover,
+        the best of standing (first) and each converting jump, chosen as in :meth:`_maxn`
+        (cautious ties included). No pruning here: the value is exact, so a parent's bound
+        stays valid."""
+        pos = self.pos
+        ev = self.ev
+        self.stats.leaves += 1
+        if pos.result is not None:
+            return ev.terminal(pos)
+        best = ev.vector(pos)
+        if left <= 0:
+            return best
+        captures = self._captures()
+        if not captures:
+            return best
+        self._tick()
+        p = pos.turn % 3
+        root = self.root
+        offensive = p == root and self.target >= 0
+        key = self.target if offensive else p
+        sign = -1 if offensive else 1
+        tie_sign = 0 if not self.cautious else (-1 if offensive else (1 if p != root else 0))
+        best_score = sign * best[key]
+        for act in captures:
+            pos.apply(act)
+            try:
+                v = self._maxn_quiet(left - 1)
+            finally:
+                pos.undo()
+            score = sign * v[key]
+            if score > best_score or (tie_sign and score == best_score
+                                      and tie_sign * v[root] < tie_sign * best[root]):
+                best, best_score = v, score
+        return best
+
+    def _maxn_scan_quiet(self, p: int, bound: int, offensive: bool) -> list[int]:
+        """:meth:`_maxn_scan` with quiescence: converting jumps are played and extended
+        (:meth:`_maxn_quiet`), every other child is scored without playing it; the choice is
+        :meth:`_maxn`'s, child by child."""
+        pos = self.pos
+        cells = pos.cells
+        base_key, next_to_move, turn1 = self._base()
+        u = [self.ev.static(pos, 0), self.ev.static(pos, 1), self.ev.static(pos, 2)]
+        prune = self.prune and not offensive and self.target < 0
+        root = self.root
+        key = self.target if offensive else p
+        sign = -1 if offensive else 1
+        tie_sign = 0 if not self.cautious else (-1 if offensive else (1 if p != root else 0))
+        quiet = self.quiesce
+        best: list[int] | None = None
+        best_score = -_INF
+        for act in pos.legal_actions():
+            if act.kind == JUMP and cells[act.mid] != p:
+                pos.apply(act)
+                try:
+                    v = self._maxn_quiet(quiet)
+                finally:
+                    pos.undo()
+            else:
+                self.stats.leaves += 1
+                v = self._child_vector(act, p, u, self._child_outcome(
+                    act, p, base_key, next_to_move, turn1))
             score = sign * v[key]
             if score > best_score or (tie_sign and score == best_score and best is not None
                                       and tie_sign * v[root] < tie_sign * best[root]):
@@ -352,11 +457,18 @@ class Search:
         alpha = -_INF
         best_act: Act | None = None
         children: list[tuple[Act, tuple[int, ...] | int]] = []
+        quiet = self.quiesce if depth == 1 else 0
+        cells = pos.cells
+        root = self.root
         for act in pos.legal_actions():
+            converts = quiet and act.kind == JUMP and cells[act.mid] != root
             pos.apply(act)
             try:
                 # The child's mover is an opponent: negate, window (-inf, -alpha).
-                value = -self._ab(depth - 1, pos.turn % 3, -_INF, -alpha)
+                if converts:
+                    value = -self._ab_quiet(pos.turn % 3, -_INF, -alpha, quiet)
+                else:
+                    value = -self._ab(depth - 1, pos.turn % 3, -_INF, -alpha)
             finally:
                 pos.undo()
             children.append((act, value))
@@ -383,14 +495,59 @@ class Search:
         self._tick()
         if depth == 1 and self.fast:
             return self._ab_scan(cur, alpha, beta)
+        quiet = self.quiesce if depth == 1 else 0
+        cells = pos.cells
+        p = pos.turn % 3
         for act in pos.legal_actions():
+            converts = quiet and act.kind == JUMP and cells[act.mid] != p
+            pos.apply(act)
+            try:
+                nxt = pos.turn % 3
+                if converts:
+                    value = (-self._ab_quiet(nxt, -beta, -alpha, quiet)
+                             if cur == root or nxt == root
+                             else self._ab_quiet(nxt, alpha, beta, quiet))
+                elif cur == root or nxt == root:
+                    value = -self._ab(depth - 1, nxt, -beta, -alpha)
+                else:
+                    value = self._ab(depth - 1, nxt, alpha, beta)
+            finally:
+                pos.undo()
+            if value > alpha:
+                alpha = value
+            if alpha >= beta:
+                self.stats.cutoffs += 1
+                return beta
+        return alpha
+
+    def _ab_quiet(self, cur: int, alpha: int, beta: int, left: int) -> int:
+        """A paranoid leaf reached by a converting jump, from ``cur``'s side as :meth:`_ab`:
+        the static value (stand-pat), or, with ``left`` ≥ 1 and converting jumps for the
+        mover, the fail-hard alpha-beta over standing and those jumps."""
+        pos = self.pos
+        root = self.root
+        self.stats.leaves += 1
+        u = self._root_utility()
+        stand = u if cur == root else -u
+        if pos.result is not None or left <= 0:
+            return stand
+        captures = self._captures()
+        if not captures:
+            return stand
+        self._tick()
+        if stand >= beta:
+            self.stats.cutoffs += 1
+            return beta
+        if stand > alpha:
+            alpha = stand
+        for act in captures:
             pos.apply(act)
             try:
                 nxt = pos.turn % 3
                 if cur == root or nxt == root:
-                    value = -self._ab(depth - 1, nxt, -beta, -alpha)
+                    value = -self._ab_quiet(nxt, -beta, -alpha, left - 1)
                 else:
-                    value = self._ab(depth - 1, nxt, alpha, beta)
+                    value = self._ab_quiet(nxt, alpha, beta, left - 1)
             finally:
                 pos.undo()
             if value > alpha:
@@ -412,7 +569,23 @@ class Search:
         sign = 1 if cur == root else -1
         win = self.ev.win
         acts = pos.legal_actions()
+        quiet = self.quiesce
         for act in acts:
+            if quiet and act.kind == JUMP and cells[act.mid] != p:
+                pos.apply(act)
+                try:
+                    nxt = pos.turn % 3
+                    value = (-self._ab_quiet(nxt, -beta, -alpha, quiet)
+                             if cur == root or nxt == root
+                             else self._ab_quiet(nxt, alpha, beta, quiet))
+                finally:
+                    pos.undo()
+                if value > alpha:
+                    alpha = value
+                if alpha >= beta:
+                    self.stats.cutoffs += 1
+                    return beta
+                continue
             self.stats.leaves += 1
             outcome = self._child_outcome(act, p, base_key, next_to_move, turn1)
             if outcome == -2:

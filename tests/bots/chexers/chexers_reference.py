@@ -5,44 +5,79 @@ Slow and obviously right; the fast searches must agree with them."""
 from __future__ import annotations
 
 from bots.chexers import Evaluator
-from engine.chexers import Position
+from engine.chexers import JUMP, Act, Position
 from engine.rng import Rng
 
 
+def converting_jumps(pos: Position) -> list[Act]:
+    """The mover's jumps over another colour's piece, in canonical order."""
+    p = pos.turn % 3
+    return [a for a in pos.legal_actions() if a.kind == JUMP and pos.cells[a.mid] != p]
+
+
+def _better(v: list[int], best: list[int], p: int, root: int, target: int,
+            cautious: bool) -> bool:
+    """Whether mover ``p`` prefers ``v`` to ``best`` (maxⁿ, offensive root, cautious ties)."""
+    if p == root and target >= 0:
+        return v[target] < best[target] or (cautious and v[target] == best[target]
+                                            and v[root] > best[root])
+    return v[p] > best[p] or (cautious and p != root and v[p] == best[p]
+                              and v[root] < best[root])
+
+
+def quiet_vector(pos: Position, ev: Evaluator, left: int, root: int, target: int = -1,
+                 cautious: bool = False) -> list[int]:
+    """Quiescence after a converting jump: the mover stands (the static vector, first) or
+    plays one of its converting jumps, ``left`` more turns at most."""
+    best = ev.vector(pos)
+    if pos.result is not None or left == 0:
+        return best
+    p = pos.turn % 3
+    for act in converting_jumps(pos):
+        pos.apply(act)
+        v = quiet_vector(pos, ev, left - 1, root, target, cautious)
+        pos.undo()
+        if _better(v, best, p, root, target, cautious):
+            best = v
+    return best
+
+
 def maxn_vector(pos: Position, ev: Evaluator, depth: int, root: int, target: int = -1,
-                cautious: bool = False) -> list[int]:
+                cautious: bool = False, quiesce: int = 0) -> list[int]:
     """Maxⁿ vector (``target`` ≥ 0: the root minimises ``v[target]``, as offensive).
     ``cautious``: an opponent's tie goes to the smaller ``v[root]``, the root's offensive tie
-    to the larger ``v[root]``; otherwise ties keep the first child."""
+    to the larger ``v[root]``; otherwise ties keep the first child. ``quiesce``: a leaf reached
+    by a converting jump is worth :func:`quiet_vector` instead."""
     if pos.result is not None or depth == 0:
         return ev.vector(pos)
     p = pos.turn % 3
     best: list[int] | None = None
     for act in pos.legal_actions():
+        converts = act.kind == JUMP and pos.cells[act.mid] != p
         pos.apply(act)
-        v = maxn_vector(pos, ev, depth - 1, root, target, cautious)
+        if depth == 1 and quiesce and converts:
+            v = quiet_vector(pos, ev, quiesce, root, target, cautious)
+        else:
+            v = maxn_vector(pos, ev, depth - 1, root, target, cautious, quiesce)
         pos.undo()
-        if best is None:
-            best = v
-        elif p == root and target >= 0:
-            if v[target] < best[target] or (cautious and v[target] == best[target]
-                                             and v[root] > best[root]):
-                best = v
-        elif v[p] > best[p] or (cautious and p != root and v[p] == best[p]
-                                and v[root] < best[root]):
+        if best is None or _better(v, best, p, root, target, cautious):
             best = v
     assert best is not None
     return best
 
 
 def maxn_root(pos: Position, ev: Evaluator, depth: int, target: int = -1,
-              cautious: bool = False) -> tuple[str, list[int]]:
+              cautious: bool = False, quiesce: int = 0) -> tuple[str, list[int]]:
     """The first root action with the best vector, as text, and that vector."""
     root = pos.turn % 3
     best: tuple[str, list[int]] | None = None
     for act in pos.legal_actions():
+        converts = act.kind == JUMP and pos.cells[act.mid] != root
         pos.apply(act)
-        v = maxn_vector(pos, ev, depth - 1, root, target, cautious)
+        if depth == 1 and quiesce and converts:
+            v = quiet_vector(pos, ev, quiesce, root, target, cautious)
+        else:
+            v = maxn_vector(pos, ev, depth - 1, root, target, cautious, quiesce)
         pos.undo()
         if best is None:
             best = (str(act), v)
@@ -56,24 +91,49 @@ def maxn_root(pos: Position, ev: Evaluator, depth: int, target: int = -1,
     return best
 
 
-def minimax(pos: Position, ev: Evaluator, depth: int, root: int) -> int:
-    """Plain max/min of ``U_root``: the root maximises, both opponents minimise."""
-    if pos.result is not None or depth == 0:
-        return ev.vector(pos)[root]
-    values = []
-    for act in pos.legal_actions():
+def quiet_minimax(pos: Position, ev: Evaluator, left: int, root: int) -> int:
+    """Paranoid quiescence after a converting jump: ``U_root`` standing, or the max (root to
+    move) / min (an opponent) over standing and the converting jumps, ``left`` turns at most."""
+    stand = ev.vector(pos)[root]
+    if pos.result is not None or left == 0:
+        return stand
+    values = [stand]
+    for act in converting_jumps(pos):
         pos.apply(act)
-        values.append(minimax(pos, ev, depth - 1, root))
+        values.append(quiet_minimax(pos, ev, left - 1, root))
         pos.undo()
     return max(values) if pos.turn % 3 == root else min(values)
 
 
-def minimax_root(pos: Position, ev: Evaluator, depth: int) -> tuple[str, int]:
+def minimax(pos: Position, ev: Evaluator, depth: int, root: int, quiesce: int = 0) -> int:
+    """Plain max/min of ``U_root``: the root maximises, both opponents minimise.
+    ``quiesce`` as in :func:`maxn_vector`, with :func:`quiet_minimax`."""
+    if pos.result is not None or depth == 0:
+        return ev.vector(pos)[root]
+    values = []
+    p = pos.turn % 3
+    for act in pos.legal_actions():
+        converts = act.kind == JUMP and pos.cells[act.mid] != p
+        pos.apply(act)
+        if depth == 1 and quiesce and converts:
+            values.append(quiet_minimax(pos, ev, quiesce, root))
+        else:
+            values.append(minimax(pos, ev, depth - 1, root, quiesce))
+        pos.undo()
+    return max(values) if p == root else min(values)
+
+
+def minimax_root(pos: Position, ev: Evaluator, depth: int, quiesce: int = 0
+                 ) -> tuple[str, int]:
     root = pos.turn % 3
     best: tuple[str, int] | None = None
     for act in pos.legal_actions():
+        converts = act.kind == JUMP and pos.cells[act.mid] != root
         pos.apply(act)
-        v = minimax(pos, ev, depth - 1, root)
+        if depth == 1 and quiesce and converts:
+            v = quiet_minimax(pos, ev, quiesce, root)
+        else:
+            v = minimax(pos, ev, depth - 1, root, quiesce)
         pos.undo()
         if best is None or v > best[1]:
             best = (str(act), v)

@@ -199,7 +199,8 @@ def test_budget_from_options_and_clock() -> None:
     assert MaxnBot().budget_s(30_000) == pytest.approx(1.0)
     assert MaxnBot(time_ms=200).budget_s(30_000) == pytest.approx(0.2)
     assert MaxnBot(time_ms=200).budget_s(None) == pytest.approx(0.2)
-    assert MaxnBot(time_ms=0).budget_s(None) > 0  # a floor: always time for depth 1
+    floor = MaxnBot(time_ms=0).budget_s(None)
+    assert floor is not None and floor > 0  # a floor: always time for depth 1
 
 
 def test_iterative_deepening_with_ample_time_gives_the_fixed_depth_answer() -> None:

@@ -4,6 +4,7 @@ against the real server on 127.0.0.1, with a clock, seated by a human client's p
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import Any
 
 from bots.chexers import MaxnBot, MPMixBot
@@ -21,9 +22,9 @@ class Recording:
 
     def __init__(self, bot: Any) -> None:
         self.bot = bot
-        self.requests: list[dict[str, Any]] = []
+        self.requests: list[Mapping[str, Any]] = []
 
-    def choose(self, request: dict[str, Any]) -> Any:
+    def choose(self, request: Mapping[str, Any]) -> Any:
         self.requests.append(request)
         return self.bot.choose(request)
 

@@ -67,6 +67,7 @@ def test_maxn_matches_plain_maxn_with_and_without_pruning(pos: Position) -> None
         # Pruning never changes the chosen action (nor the root value: ties at the root are
         # searched exactly); without it the leaf scan must reproduce the reference exactly.
         assert str(pruned.action) == str(plain.action) == action, depth
+        assert isinstance(pruned.value, tuple)
         assert plain.value == tuple(vector) and pruned.value[pos.turn % 3] == vector[
             pos.turn % 3]
         assert [str(a) for a, _ in plain.children] == [str(a) for a in pos.legal_actions()]

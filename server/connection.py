@@ -83,11 +83,6 @@ class Connection:
             self._write_scheduled = True
             self._loop.call_soon(self._write)
 
-    @property
-    def queued(self) -> int:
-        """Messages written but possibly still waiting in the transport's buffer."""
-        return self._backlog
-
     def _write(self) -> None:
         """Hand every framed byte to the transport in one write, then enforce the bounds."""
         self._write_scheduled = False

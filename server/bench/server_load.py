@@ -38,7 +38,7 @@ from server.app import tune_gc
 from server.bench.baselines import move_message
 
 
-def decode(frame: str | bytes, encoding: str = "json") -> dict[str, Any]:
+def decode(frame: str | bytes, encoding: str) -> dict[str, Any]:
     """A frame from the server (or a yardstick), decoded as cheaply as possible: the load
     generator shares the machine's two cores with the server it measures, so its own
     parsing must cost little. JSON (text, or its UTF-8 bytes) goes to orjson; msgpack to the

@@ -265,13 +265,10 @@ class Search:
         best: list[int] | None = None
         best_score = -_INF
         maxsum = self.maxsum
-        key = self.target if offensive else p
-        sign = -1 if offensive else 1
+        key, sign, tie_sign = self._choice(p, offensive)
         root = self.root
-        # Cautious ties: an opponent's tie goes to the child worst for the root (tie_sign 1:
-        # smaller v[root] wins), the root's own offensive tie to the child best for it (-1).
-        # The child bound is then one tighter, so a pruned child can never even tie.
-        tie_sign = 0 if not self.cautious else (-1 if offensive else (1 if p != root else 0))
+        # With cautious ties the child bound is one tighter, so a pruned child can never
+        # even tie.
         slack = 1 if self.cautious else 0
         quiet = self.quiesce if depth == 1 else 0
         cells = pos.cells
@@ -295,6 +292,16 @@ class Search:
                     break
         assert best is not None
         return best
+
+    def _choice(self, p: int, offensive: bool) -> tuple[int, int, int]:
+        """How the mover ``p`` picks a child in maxⁿ/offensive: the component it looks at
+        (``key``), ``sign`` (1: maximise it; -1: the root minimising the target's) and
+        ``tie_sign`` for cautious ties — 1 for an opponent (a tie goes to the child with the
+        smaller ``v[root]``), -1 for the root's own offensive tie (the larger), 0 otherwise."""
+        key = self.target if offensive else p
+        sign = -1 if offensive else 1
+        tie_sign = 0 if not self.cautious else (-1 if offensive else (1 if p != self.root else 0))
+        return key, sign, tie_sign
 
     def _captures(self) -> list[Act]:
         """The mover's converting jumps (over another colour's piece), canonical order."""
@@ -324,9 +331,7 @@ class Search:
         p = pos.turn % 3
         root = self.root
         offensive = p == root and self.target >= 0
-        key = self.target if offensive else p
-        sign = -1 if offensive else 1
-        tie_sign = 0 if not self.cautious else (-1 if offensive else (1 if p != root else 0))
+        key, sign, tie_sign = self._choice(p, offensive)
         best_score = sign * best[key]
         for act in captures:
             pos.apply(act)
@@ -350,9 +355,7 @@ class Search:
         u = [self.ev.static(pos, 0), self.ev.static(pos, 1), self.ev.static(pos, 2)]
         prune = self.prune and not offensive and self.target < 0
         root = self.root
-        key = self.target if offensive else p
-        sign = -1 if offensive else 1
-        tie_sign = 0 if not self.cautious else (-1 if offensive else (1 if p != root else 0))
+        key, sign, tie_sign = self._choice(p, offensive)
         quiet = self.quiesce
         best: list[int] | None = None
         best_score = -_INF

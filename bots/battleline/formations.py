@@ -56,7 +56,8 @@ def wanted(candidate: Candidate) -> int:
     return out
 
 
-def _bits(mask: int) -> list[int]:
+def set_bits(mask: int) -> list[int]:
+    """The indices of the set bits of ``mask``, lowest first."""
     out = []
     while mask:
         low = mask & -mask
@@ -85,7 +86,7 @@ def _wild_placements(wilds: Sequence[str], missing: int) -> list[int]:
     if not wilds:
         return [0]
     found: set[int] = set()
-    values = _bits(missing)
+    values = set_bits(missing)
     for chosen in permutations(values, len(wilds)):
         if all(WILD_VALUES[w] >> v & 1 for w, v in zip(wilds, chosen, strict=True)):
             used = 0
@@ -233,7 +234,7 @@ def candidates(troops: tuple[int, ...], wilds: tuple[str, ...], size: int, fog: 
         base = strength(BATTALION, tsum + wild_max)
         tvalues = [i % 10 for i in troops]
         for c in colour_list:
-            colour_cards = _bits(avail & COLOUR_MASK[c])
+            colour_cards = set_bits(avail & COLOUR_MASK[c])
             colour_cards.reverse()
             del colour_cards[need + (2 if spread else limit + 1):]
             these = []
@@ -264,7 +265,7 @@ def candidates(troops: tuple[int, ...], wilds: tuple[str, ...], size: int, fog: 
             alternatives = []
             for used in _wild_placements(wilds, missing):
                 groups: list[Group] = []
-                for v in _bits(missing & ~used):
+                for v in set_bits(missing & ~used):
                     mask = avail & VALUE_MASK[v + 1]
                     if not mask:
                         break

@@ -56,10 +56,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from bots.battleline.formations import Candidate, candidates, probability, strike
+from bots.battleline.formations import Candidate, candidates, probability, set_bits, strike
 from bots.battleline.formations import count_formations as _count
 from bots.battleline.formations import wanted as wanted_by
 from engine.battleline.cards import ALL_TROOPS_MASK, INDEX, NUM_TROOPS, TROOPS
+from engine.battleline.cards import troop_mask as mask_of
 
 DECK_AFTER_DEAL: Final = 46
 GOAL_SPREAD: Final = 3
@@ -118,15 +119,6 @@ def split_side(cards: Sequence[str]) -> tuple[tuple[int, ...], tuple[str, ...]]:
         else:
             wilds.append(card)
     return tuple(sorted(troops)), tuple(sorted(wilds))
-
-
-def mask_of(cards: Sequence[str]) -> int:
-    mask = 0
-    for card in cards:
-        i = INDEX[card]
-        if i < NUM_TROOPS:
-            mask |= 1 << i
-    return mask
 
 
 def seen_mask(board: Mapping[str, Any]) -> int:
@@ -202,12 +194,12 @@ class Model:
         self.share = share
         p_me = [0.0] * NUM_TROOPS
         p_opp = [0.0] * NUM_TROOPS
-        for i in _bits(unseen):
+        for i in set_bits(unseen):
             p_me[i] = share
             p_opp[i] = 1.0 - share
-        for i in _bits(self.hand_mask):
+        for i in set_bits(self.hand_mask):
             p_me[i] = 1.0
-        for i in _bits(known):
+        for i in set_bits(known):
             p_opp[i] = 1.0
         self.my_avail = self.hand_mask | (unseen if share > 0.0 else 0)
         self.opp_avail = known | (unseen if share < 1.0 else 0)
@@ -321,7 +313,7 @@ class Model:
                 # An empty side's top formations are the strongest of the game on every
                 # empty flag alike: they name no intention, so they claim no card.
                 if f["sides"][side]:
-                    for i in _bits(self.wanted(f, who)):
+                    for i in set_bits(self.wanted(f, who)):
                         counts[i] += 1
             p = list(self.p[who])
             only_hand = self.params.conflicts == "hand"
@@ -475,7 +467,7 @@ class Model:
             else:
                 wants = [w for _, _, w in self.top(side, size, fog, who)]
             for w in wants:
-                for i in _bits(w):
+                for i in set_bits(w):
                     counts[i] += 1
         return counts
 
@@ -508,14 +500,5 @@ def mfa(my_top: Top, opp_top: Top, tie: float) -> float:
     return 1.0 - miss
 
 
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def card_names(mask: int) -> list[str]:
-    return [TROOPS[i] for i in _bits(mask)]
+    return [TROOPS[i] for i in set_bits(mask)]

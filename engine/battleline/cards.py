@@ -14,6 +14,7 @@ bits of one colour are ``(mask >> (10 * colour)) & 0x3FF`` with bit ``value - 1`
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 COLOURS: Final = ("r", "o", "y", "g", "b", "p")
@@ -73,7 +74,7 @@ def sort_cards(cards: list[str]) -> list[str]:
     return sorted(cards, key=INDEX.__getitem__)
 
 
-def troop_mask(cards: list[str]) -> int:
+def troop_mask(cards: Iterable[str]) -> int:
     """The bitmask of the troop cards among ``cards`` (tactics ignored)."""
     mask = 0
     for card in cards:

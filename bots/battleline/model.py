@@ -61,6 +61,7 @@ from bots.battleline.formations import count_formations as _count
 from bots.battleline.formations import wanted as wanted_by
 from engine.battleline.cards import ALL_TROOPS_MASK, INDEX, NUM_TROOPS, TROOPS
 from engine.battleline.cards import troop_mask as mask_of
+from engine.battleline.formations import unseen_mask
 
 DECK_AFTER_DEAL: Final = 46
 GOAL_SPREAD: Final = 3
@@ -122,11 +123,8 @@ def split_side(cards: Sequence[str]) -> tuple[tuple[int, ...], tuple[str, ...]]:
 
 
 def seen_mask(board: Mapping[str, Any]) -> int:
-    """Troop cards on the table or in a discard pile."""
-    seen = 0
-    for f in board["flags"]:
-        seen |= mask_of(f["sides"][0]) | mask_of(f["sides"][1])
-    return seen | mask_of(board["discards"][0]) | mask_of(board["discards"][1])
+    """Troop cards on the table or in a discard pile (a view has the state's layout)."""
+    return ALL_TROOPS_MASK & ~unseen_mask(board)
 
 
 def union(probs: Sequence[float]) -> float:

@@ -13,23 +13,10 @@ from bots.battleline.deep_barca import DeepBarca
 from bots.battleline.greedy import GreedyBot
 from bots.random_bot import RandomBot
 from clients import bots
-from clients.connection import ReconnectPolicy, connect
+from clients.connection import connect
 from clients.runner import BotRunner
 from server.app import ArenaServer
-
-FAST = ReconnectPolicy(initial_delay=0.02, max_delay=0.2, max_attempts=10)
-
-
-class Recording:
-    """Wraps a bot and keeps the requests it answered."""
-
-    def __init__(self, bot: Any) -> None:
-        self.bot = bot
-        self.requests: list[dict[str, Any]] = []
-
-    def choose(self, request: dict[str, Any]) -> Any:
-        self.requests.append(request)
-        return self.bot.choose(request)
+from tests.bots.recording import FAST, Recording
 
 
 async def play_against(arena: ArenaServer, account: str, bot: Any) -> dict[str, Any]:

@@ -4,29 +4,14 @@ against the real server on 127.0.0.1, with a clock, seated by a human client's p
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
-from typing import Any
 
 from bots.chexers import MaxnBot, MPMixBot
 from bots.random_bot import RandomBot
 from clients import bots
-from clients.connection import ReconnectPolicy, connect
+from clients.connection import connect
 from clients.runner import BotRunner
 from server.app import ArenaServer
-
-FAST = ReconnectPolicy(initial_delay=0.02, max_delay=0.2, max_attempts=10)
-
-
-class Recording:
-    """Wraps a bot and keeps the requests it answered (to check what the seat was sent)."""
-
-    def __init__(self, bot: Any) -> None:
-        self.bot = bot
-        self.requests: list[Mapping[str, Any]] = []
-
-    def choose(self, request: Mapping[str, Any]) -> Any:
-        self.requests.append(request)
-        return self.bot.choose(request)
+from tests.bots.recording import FAST, Recording
 
 
 async def test_maxn_and_mp_mix_play_a_clocked_match_as_house_bots(arena: ArenaServer) -> None:

@@ -31,7 +31,7 @@ from typing import Any
 import structlog
 
 from server.app import ArenaServer, tune_gc
-from server.commands.run import HouseBot, ensure_accounts, stop_bot
+from server.commands.run import HouseBot, ensure_accounts, keep_running, stop_bot
 from server.commands.serve import DEFAULT_DB, add_server_arguments, wait_for_stop_signal
 from server.games import available_names
 from server.ladder import DEFAULT_CLOCK, LadderSettings
@@ -188,14 +188,8 @@ async def start_ladder_bot(game: str, bot: HouseBot, ws_url: str, matches: int,
 async def supervise(game: str, bot: HouseBot, ws_url: str, matches: int,
                     log_level: str) -> None:
     """Keep one house bot on the ladder: restart it (with a growing delay) if it exits."""
-    while True:
-        await start_ladder_bot(game, bot, ws_url, matches, log_level)
-        assert bot.process is not None
-        code = await bot.process.wait()
-        bot.restarts += 1
-        delay = min(30.0, 0.5 * 2 ** min(bot.restarts, 6))
-        log.warning("ladder_bot_exited", account=bot.account, code=code, restart_in_s=delay)
-        await asyncio.sleep(delay)
+    await keep_running(bot, lambda: start_ladder_bot(game, bot, ws_url, matches, log_level),
+                       "ladder_bot_exited")
 
 
 async def run_ladder(args: argparse.Namespace) -> int:

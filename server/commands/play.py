@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from engine import registry
@@ -32,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     policies = [random_policy(Rng(args.seed).fork(f"seat-{s}")) for s in range(seats)]
     names = game.info.seat_names
 
-    def show(match: Match, chosen: dict[int, Action]) -> None:
+    def show(match: Match, chosen: Mapping[int, Action]) -> None:
         if args.quiet:
             return
         step = len(match.log)

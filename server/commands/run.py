@@ -22,6 +22,7 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import structlog
@@ -105,17 +106,25 @@ async def start_bot(bot: HouseBot, ws_url: str, games: list[str], matches: int,
     log.info("house_bot_started", account=bot.account, bot=bot.bot, pid=bot.process.pid)
 
 
-async def supervise(bot: HouseBot, ws_url: str, games: list[str], matches: int,
-                    log_level: str) -> None:
-    """Keep one house bot running: restart it if it exits."""
+async def keep_running(bot: HouseBot, start: Callable[[], Awaitable[None]], event: str
+                       ) -> None:
+    """Start ``bot`` with ``start()`` and restart it whenever it exits, after a delay that
+    doubles with each restart (0.5 s up to 30 s); ``event`` names the exit in the log."""
     while True:
-        await start_bot(bot, ws_url, games, matches, log_level)
+        await start()
         assert bot.process is not None
         code = await bot.process.wait()
         bot.restarts += 1
         delay = min(30.0, 0.5 * 2 ** min(bot.restarts, 6))
-        log.warning("house_bot_exited", account=bot.account, code=code, restart_in_s=delay)
+        log.warning(event, account=bot.account, code=code, restart_in_s=delay)
         await asyncio.sleep(delay)
+
+
+async def supervise(bot: HouseBot, ws_url: str, games: list[str], matches: int,
+                    log_level: str) -> None:
+    """Keep one house bot running: restart it if it exits."""
+    await keep_running(bot, lambda: start_bot(bot, ws_url, games, matches, log_level),
+                       "house_bot_exited")
 
 
 async def stop_bot(bot: HouseBot, timeout: float = 5.0) -> None:

@@ -6,6 +6,8 @@
     arena bench strength chexers --lineups mp-mix+maxn+paranoid,maxn+random+random -n 300
     arena bench strength chexers --agents maxn,maxn:two_player=true,paranoid:depth=3 -n 60
     arena bench strength battleline deep-barca greedy -n 1000 --jobs 2   # duplicate pairs
+    arena bench strength chexers --lineups mp-mix:t_d=20+maxn+paranoid \
+        --openings-of mp-mix+maxn+paranoid -n 300   # a paired comparison
 
 Line-ups: every set of distinct agents that fills the game's seats, plus each agent against
 ``random`` in every other seat (or exactly ``--lineups``, ``+``-separated). Each line-up is
@@ -15,6 +17,12 @@ an opening advantage): ``-n`` games per line-up, rounded up to a whole number of
 permutations. An agent is a bot name from the registry (``arena bot``'s names) with options
 as ``NAME:key=value:key=value`` (values read as JSON when they parse, e.g. ``depth=4``,
 ``two_player=true``).
+
+A line-up's openings (its games' seeds) follow from ``--seed`` and the line-up's own text, so
+two variants of an agent meet different openings. ``--openings-of LINEUP`` plays every
+line-up on LINEUP's openings instead: with deterministic bots, a variant then differs from
+the original only where its own choices differ (a paired comparison, far less noisy than
+comparing two independent runs).
 
 Printed: per line-up and agent the share of games it won and the share drawn, each with a
 Wilson 95% interval (an agent in two seats wins a game when either seat does); game length
@@ -78,6 +86,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--opening-plies", type=int, default=None,
                    help="random actions before the bots take over (chexers default 6)")
     p.add_argument("--seed", type=int, default=1, help="base seed (default 1)")
+    p.add_argument("--openings-of", default=None, metavar="LINEUP",
+                   help="play every line-up on the openings of this '+'-joined line-up "
+                        "(paired comparisons of agent variants)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
@@ -132,13 +143,16 @@ class Task:
 
 
 def tasks_for(game: str, lineups: Sequence[tuple[str, ...]], games: int, seed: int,
-              opening_plies: int) -> list[Task]:
+              opening_plies: int, openings_of: Sequence[str] | None = None) -> list[Task]:
+    """Every seating of each line-up on ``ceil(games / seatings)`` openings, whose seeds
+    come from ``seed`` and the line-up's text (or ``openings_of``'s, for paired runs)."""
     out: list[Task] = []
     for lineup in lineups:
         perms = seatings(lineup)
         openings = math.ceil(games / len(perms))
+        key = "+".join(sorted(openings_of if openings_of is not None else lineup))
         for k in range(openings):
-            match_seed = derive_seed(seed, "+".join(sorted(lineup)), k)
+            match_seed = derive_seed(seed, key, k)
             out.extend(Task(game, lineup, s, k, match_seed, opening_plies) for s in perms)
     return out
 
@@ -279,8 +293,15 @@ def run(args: argparse.Namespace) -> int:
             except (bots.UnknownBot, ValueError, TypeError) as exc:
                 print(f"arena bench strength: bad agent {spec!r}: {exc}", file=sys.stderr)
                 return 2
+    openings_of = None
+    if args.openings_of:
+        openings_of = args.openings_of.split("+")
+        if len(openings_of) != seats or any(len(lineup) != seats for lineup in lineups):
+            print(f"arena bench strength: --openings-of needs line-ups of {seats} seats, "
+                  f"as {args.game}'s are", file=sys.stderr)
+            return 2
     plies = args.opening_plies if args.opening_plies is not None else defaults["opening_plies"]
-    tasks = tasks_for(args.game, lineups, args.games, args.seed, plies)
+    tasks = tasks_for(args.game, lineups, args.games, args.seed, plies, openings_of)
     jobs = max(1, min(args.jobs, os.cpu_count() or 1))
     stats = {lineup: LineupStats(lineup) for lineup in lineups}
     times: dict[str, list[float]] = defaultdict(list)
@@ -294,7 +315,7 @@ def run(args: argparse.Namespace) -> int:
         progress.advance()
     ordered = [stats[lineup] for lineup in lineups]
     settings = {"game": args.game, "games_per_lineup": args.games, "jobs": jobs,
-                "opening_plies": plies, "seed": args.seed}
+                "opening_plies": plies, "seed": args.seed, "openings_of": args.openings_of}
     if args.json:
         print(json.dumps({"benchmark": "strength", "settings": settings,
                           "lineups": [s.to_json() for s in ordered],
@@ -305,7 +326,9 @@ def run(args: argparse.Namespace) -> int:
                                               "cpu_p99": 1000 * percentile(cpu_times[a], 0.99)}
                                           for a, v in times.items()}}, indent=2))
     else:
+        of = f" (the openings of {args.openings_of})" if args.openings_of else ""
         print(f"arena bench strength {args.game}: {len(tasks)} games, "
-              f"{plies} random opening plies, seed {args.seed}, every seating of each line-up")
+              f"{plies} random opening plies{of}, seed {args.seed}, every seating of each "
+              "line-up")
         print(render(ordered, times, cpu_times))
     return 0

@@ -41,6 +41,13 @@ def test_lineups_and_seatings() -> None:
     for t in tasks:
         by_opening.setdefault(t.opening, set()).add(t.seating)
     assert all(len(s) == 6 for s in by_opening.values()) and len(by_opening) == 50
+    # A variant's line-up plays its own openings, or (paired) those of another line-up.
+    variant = tasks_for("chexers", [("mp-mix:t_d=20", "maxn", "paranoid")], 300, 1, 6)
+    paired = tasks_for("chexers", [("mp-mix:t_d=20", "maxn", "paranoid")], 300, 1, 6,
+                       openings_of=["mp-mix", "maxn", "paranoid"])
+    seeds = {t.seed for t in tasks}
+    assert {t.seed for t in paired} == seeds and not {t.seed for t in variant} & seeds
+    assert [t.opening for t in paired] == [t.opening for t in tasks]
     assert parse_agent("maxn:depth=4:two_player=true:variant=best4") == (
         "maxn", {"depth": 4, "two_player": True, "variant": "best4"})
 
@@ -72,6 +79,18 @@ def test_strength_bench_prints_a_table_from_real_games(capsys: pytest.CaptureFix
                  "greedy+random+random"]) == 0
     out = capsys.readouterr().out
     assert "greedy+random+random" in out and "95% CI" in out and "decision time" in out
+    # Paired: greedy's variant on greedy's openings plays the same games as greedy (the same
+    # choices: depth=1 is greedy's default).
+    runs = []
+    for extra in ([], ["--openings-of", "greedy+random+random"]):
+        assert main(["bench", "strength", "chexers", "-n", "6", "--json", "--lineups",
+                     "greedy:depth=1+random+random", *extra]) == 0
+        runs.append(json.loads(capsys.readouterr().out)["lineups"][0])
+    assert runs[1]["wins_by_seat"] == lineup["wins_by_seat"]
+    assert runs[1]["agents"]["greedy:depth=1"]["wins"] == lineup["agents"]["greedy"]["wins"]
+    assert main(["bench", "strength", "chexers", "--lineups", "greedy+random+random",
+                 "--openings-of", "greedy+random"]) == 2
+    assert "3 seats" in capsys.readouterr().err
 
 
 def test_bot_bench_reports_depth_and_percentiles(capsys: pytest.CaptureFixture[str]) -> None:

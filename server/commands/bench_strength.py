@@ -271,6 +271,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"arena bench strength: unknown game {args.game!r}; games: "
               f"{', '.join(registry.names())}", file=sys.stderr)
         return 2
+    if args.bots and args.openings_of:
+        print("arena bench strength: --openings-of is for round robins; a duplicate-pair "
+              "match already plays every deal in both seatings", file=sys.stderr)
+        return 2
     if args.bots:
         return duplicate.run_cli(game, args.bots, args.games, args.seed,
                                  max(1, min(args.jobs, os.cpu_count() or 1)),

@@ -81,16 +81,17 @@ def test_strength_bench_prints_a_table_from_real_games(capsys: pytest.CaptureFix
     assert "greedy+random+random" in out and "95% CI" in out and "decision time" in out
     # Paired: greedy's variant on greedy's openings plays the same games as greedy (the same
     # choices: depth=1 is greedy's default).
-    runs = []
-    for extra in ([], ["--openings-of", "greedy+random+random"]):
-        assert main(["bench", "strength", "chexers", "-n", "6", "--json", "--lineups",
-                     "greedy:depth=1+random+random", *extra]) == 0
-        runs.append(json.loads(capsys.readouterr().out)["lineups"][0])
-    assert runs[1]["wins_by_seat"] == lineup["wins_by_seat"]
-    assert runs[1]["agents"]["greedy:depth=1"]["wins"] == lineup["agents"]["greedy"]["wins"]
+    assert main(["bench", "strength", "chexers", "-n", "6", "--json", "--lineups",
+                 "greedy:depth=1+random+random", "--openings-of", "greedy+random+random"]) == 0
+    paired = json.loads(capsys.readouterr().out)["lineups"][0]
+    assert paired["wins_by_seat"] == lineup["wins_by_seat"]
+    assert paired["agents"]["greedy:depth=1"]["wins"] == lineup["agents"]["greedy"]["wins"]
     assert main(["bench", "strength", "chexers", "--lineups", "greedy+random+random",
                  "--openings-of", "greedy+random"]) == 2
     assert "3 seats" in capsys.readouterr().err
+    assert main(["bench", "strength", "battleline", "greedy", "random",
+                 "--openings-of", "greedy+random"]) == 2
+    assert "round robins" in capsys.readouterr().err
 
 
 def test_bot_bench_reports_depth_and_percentiles(capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,8 +10,9 @@ Agent (registry)   What it does
 ``paranoid``       negamax alpha-beta of the root's utility vs. both opponents, depth 4 (§9.5).
 ``offensive``      maxⁿ where the root minimises the leader's utility, depth 3 (§9.6).
 ``mp-mix``         MP-Mix(T_d = T_o = 40): paranoid when leading, offensive against a clear
-                   leader, maxⁿ otherwise (§9.7); by default depth 4 in every mode and
-                   cautious ties (deviations, measured: ``bots/chexers/README.md``).
+                   leader, maxⁿ otherwise (§9.7); by default depth 4 in every mode,
+                   cautious ties, and a zero-sum duel search once an opponent is knocked
+                   out (deviations, measured: ``bots/chexers/README.md``).
 =================  ============================================================================
 
 Utility: the report's Equation 1 ×20, ``U_p = 20·(pieces + exits) − Σ (dist_to_exit + 2)``
@@ -20,7 +21,9 @@ Utility: the report's Equation 1 ×20, ``U_p = 20·(pieces + exits) − Σ (dist
 classes in :mod:`bots.chexers.agents`): ``depth``, ``time_ms`` (per-move budget; iterative
 deepening), ``clock_share`` (share of the remaining clock one move may use), ``variant``
 (``sum`` | ``average`` | ``best4``), ``prune``, ``two_player`` (paranoid duel search once an
-opponent is knocked out), ``leaf_scan`` (default on; off only to measure it), ``cautious``
+opponent is knocked out, depth ``two_player_depth``, default ``depth + 2``), ``zero_sum``
+(that duel search values ``U_me − U_rival`` instead of ``U_me`` alone; default off, on
+for MP-Mix, as is ``two_player``), ``leaf_scan`` (default on; off only to measure it), ``cautious``
 (maxⁿ-like searches resolve an opponent's tie against the root and the root's offensive tie
 for itself; default off, on for MP-Mix), ``max_nodes`` (iterative deepening under a node
 budget: deterministic, unlike ``time_ms``), ``quiesce`` (default 0, off: a leaf reached by a

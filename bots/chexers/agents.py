@@ -74,7 +74,7 @@ class ChexersBot:
                  variant: str = "sum", prune: bool = True, two_player: bool = False,
                  two_player_depth: int | None = None, leaf_scan: bool = True,
                  cautious: bool | None = None, max_nodes: int | None = None,
-                 quiesce: int = 0) -> None:
+                 quiesce: int = 0, zero_sum: bool = False) -> None:
         self.seed = seed
         self.depth = depth if depth is not None else self.default_depth
         if self.depth < 1:
@@ -96,6 +96,9 @@ class ChexersBot:
         if isinstance(quiesce, bool) or not isinstance(quiesce, int) or quiesce < 0:
             raise ValueError(f"quiesce must be an integer of at least 0, not {quiesce!r}")
         self.quiesce = quiesce
+        if not isinstance(zero_sum, bool):
+            raise ValueError(f"zero_sum must be true or false, not {zero_sum!r}")
+        self.zero_sum = zero_sum
         self.rng = Rng(seed if seed is not None else 0)
         self.last: Decision | None = None
 
@@ -150,7 +153,7 @@ class ChexersBot:
         return Evaluator.for_position(pos, self.variant)
 
     def deepen(self, pos: Position, search: SearchFn, depth: int, deadline: float | None,
-               mode: str) -> tuple[Decision, RootResult]:
+               mode: str, rival: int = -1) -> tuple[Decision, RootResult]:
         """Run ``search`` at ``depth`` (no deadline, no node budget), or at 1, 2, … ``depth``
         until the deadline or the node budget (``max_nodes``, interior nodes over all
         iterations) runs out, keeping the deepest complete result. An iteration is not started
@@ -161,7 +164,8 @@ class ChexersBot:
         budget = self.max_nodes
         if deadline is None and budget is None:
             s = Search(pos, ev, prune=self.prune, leaf_scan=self.leaf_scan,
-                       cautious=self.cautious, quiesce=self.quiesce)
+                       cautious=self.cautious, quiesce=self.quiesce,
+                       rival=rival)
             result = search(s, depth)
             return self._record(mode, depth, result, s), result
         best: tuple[int, RootResult] | None = None
@@ -170,7 +174,7 @@ class ChexersBot:
         for d in range(1, depth + 1):
             t0 = time.perf_counter()
             s = Search(pos, ev, prune=self.prune, leaf_scan=self.leaf_scan,
-                       cautious=self.cautious, quiesce=self.quiesce,
+                       cautious=self.cautious, quiesce=self.quiesce, rival=rival,
                        deadline=deadline if d > 1 else None,
                        max_nodes=budget - nodes if budget is not None and d > 1 else None)
             try:
@@ -215,10 +219,16 @@ class ChexersBot:
     def two_player_search(self, pos: Position, deadline: float | None) -> Decision:
         """The report's reduction once an opponent is knocked out: the game is a duel, so
         search it as paranoid alpha-beta (the knocked-out seat's passes are single-child
-        turns, so two more turns of depth cost little)."""
+        turns, so two more turns of depth cost little). The report's duel values the root's
+        utility alone; with ``zero_sum`` it values ``U_root − U_rival`` (the opponent still
+        in play), so the rival's progress and a lost race count against the root too."""
         depth = self.two_player_depth or self.depth + 2
+        me = pos.turn % 3
+        rival = -1
+        if self.zero_sum:
+            rival = next(c for c in range(3) if c != me and pos.bb[c])
         decision, _ = self.deepen(pos, lambda s, d: s.paranoid(d), depth, deadline,
-                                  "two_player")
+                                  "two_player", rival)
         return decision
 
 
@@ -353,10 +363,13 @@ class MPMixBot(ChexersBot):
     when it leads by ``t_o``, else maxⁿ (depth ``depth``). Exactly one search per decision;
     with ``random_ties`` the maxⁿ mode draws among root ties as RandomMaxn does.
 
-    Two defaults differ from §9.7 (measured in ``bots/chexers/README.md``): ``depth`` 4
-    instead of 3 (maxⁿ and offensive then end on the root's own turn, as paranoid 4 does) and
+    Three defaults differ from §9.7 (measured in ``bots/chexers/README.md``): ``depth`` 4
+    instead of 3 (maxⁿ and offensive then end on the root's own turn, as paranoid 4 does),
     ``cautious`` ties (an opponent's tie is resolved against the root; the root's offensive
-    tie in its own favour). ``MPMixBot(depth=3, cautious=False)`` is §9.7's agent exactly."""
+    tie in its own favour), and the duel once an opponent is knocked out: ``two_player`` and
+    ``zero_sum`` (alpha-beta of ``U_root − U_rival`` at depth ``depth + 2``).
+    ``MPMixBot(depth=3, cautious=False, two_player=False, zero_sum=False)`` is §9.7's agent
+    exactly."""
 
     name = "mp-mix"
     default_depth = 4
@@ -366,6 +379,8 @@ class MPMixBot(ChexersBot):
                  t_o: int = DEFAULT_THRESHOLD, paranoid_depth: int = 4,
                  offensive_depth: int | None = None, random_ties: bool = False,
                  **options: Any) -> None:
+        options.setdefault("two_player", True)
+        options.setdefault("zero_sum", True)
         super().__init__(seed, **options)
         self.t_d = t_d
         self.t_o = t_o

@@ -97,7 +97,8 @@ class Search:
     def __init__(self, pos: Position, evaluator: Evaluator | None = None, *,
                  deadline: float | None = None, prune: bool = True,
                  leaf_scan: bool = True, cautious: bool = False,
-                 max_nodes: int | None = None, quiesce: int = 0) -> None:
+                 max_nodes: int | None = None, quiesce: int = 0,
+                 rival: int = -1) -> None:
         if pos.result is not None:
             raise ValueError("the game is over: nothing to search")
         if isinstance(quiesce, bool) or not isinstance(quiesce, int) or quiesce < 0:
@@ -107,6 +108,9 @@ class Search:
         self.ev = evaluator or Evaluator.for_position(pos)
         self.maxsum = self.ev.maxsum
         self.quiesce = quiesce
+        if rival >= 0 and (rival == self.root or rival > 2 or quiesce):
+            raise ValueError("rival must be an opponent's colour, and without quiesce")
+        self.rival = rival
         self.fast = leaf_scan and self.ev.variant == "sum"
         self.prune = prune
         self.cautious = cautious
@@ -482,6 +486,13 @@ class Search:
 
     def _root_utility(self) -> int:
         pos = self.pos
+        rival = self.rival
+        if rival >= 0:
+            if pos.result is not None:
+                winner = pos.result[0]
+                return 0 if winner < 0 else (self.ev.win if winner == self.root
+                                             else -self.ev.win)
+            return self.ev.static(pos, self.root) - self.ev.static(pos, rival)
         if pos.result is not None:
             return self.ev.terminal(pos)[self.root]
         return self.ev.static(pos, self.root)
@@ -568,7 +579,10 @@ class Search:
         root = self.root
         p = pos.turn % 3
         base_key, next_to_move, turn1 = self._base()
+        rival = self.rival
         u_root = self.ev.static(pos, root)
+        if rival >= 0:
+            u_root -= self.ev.static(pos, rival)
         sign = 1 if cur == root else -1
         win = self.ev.win
         acts = pos.legal_actions()
@@ -592,14 +606,28 @@ class Search:
             self.stats.leaves += 1
             outcome = self._child_outcome(act, p, base_key, next_to_move, turn1)
             if outcome == -2:
-                if p == root:
+                if rival >= 0:
+                    u = u_root
+                    if p == root:
+                        u += _own_delta(act, p, cells)
+                    elif p == rival:
+                        u -= _own_delta(act, p, cells)
+                    if act.kind == JUMP and cells[act.mid] != p:
+                        owner = cells[act.mid]
+                        if owner == root:
+                            u -= PIECE_VALUE[root][act.mid]
+                        elif owner == rival:
+                            u += PIECE_VALUE[rival][act.mid]
+                elif p == root:
                     u = u_root + _own_delta(act, p, cells)
                 elif act.kind == JUMP and cells[act.mid] == root:
                     u = u_root - PIECE_VALUE[root][act.mid]
                 else:
                     u = u_root
             elif outcome == -1:
-                u = self.ev.draw
+                u = 0 if rival >= 0 else self.ev.draw
+            elif rival >= 0:
+                u = win if outcome == root else -win
             else:
                 u = win if outcome == root else 0
             value = sign * u

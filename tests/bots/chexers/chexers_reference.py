@@ -105,11 +105,22 @@ def quiet_minimax(pos: Position, ev: Evaluator, left: int, root: int) -> int:
     return max(values) if pos.turn % 3 == root else min(values)
 
 
-def minimax(pos: Position, ev: Evaluator, depth: int, root: int, quiesce: int = 0) -> int:
+def _duel_value(pos: Position, ev: Evaluator, root: int, rival: int) -> int:
+    """The zero-sum duel value: ``U_root − U_rival``, a win ``±ev.win``, a draw 0."""
+    if pos.result is not None:
+        winner = pos.result[0]
+        return 0 if winner < 0 else (ev.win if winner == root else -ev.win)
+    v = ev.vector(pos)
+    return v[root] - v[rival]
+
+
+def minimax(pos: Position, ev: Evaluator, depth: int, root: int, quiesce: int = 0,
+            rival: int = -1) -> int:
     """Plain max/min of ``U_root``: the root maximises, both opponents minimise.
-    ``quiesce`` as in :func:`maxn_vector`, with :func:`quiet_minimax`."""
+    ``quiesce`` as in :func:`maxn_vector`, with :func:`quiet_minimax`. With ``rival`` ≥ 0 the
+    value is :func:`_duel_value` instead."""
     if pos.result is not None or depth == 0:
-        return ev.vector(pos)[root]
+        return _duel_value(pos, ev, root, rival) if rival >= 0 else ev.vector(pos)[root]
     values = []
     p = pos.turn % 3
     for act in pos.legal_actions():
@@ -118,13 +129,13 @@ def minimax(pos: Position, ev: Evaluator, depth: int, root: int, quiesce: int = 
         if depth == 1 and quiesce and converts:
             values.append(quiet_minimax(pos, ev, quiesce, root))
         else:
-            values.append(minimax(pos, ev, depth - 1, root, quiesce))
+            values.append(minimax(pos, ev, depth - 1, root, quiesce, rival))
         pos.undo()
     return max(values) if p == root else min(values)
 
 
-def minimax_root(pos: Position, ev: Evaluator, depth: int, quiesce: int = 0
-                 ) -> tuple[str, int]:
+def minimax_root(pos: Position, ev: Evaluator, depth: int, quiesce: int = 0,
+                 rival: int = -1) -> tuple[str, int]:
     root = pos.turn % 3
     best: tuple[str, int] | None = None
     for act in pos.legal_actions():
@@ -133,7 +144,7 @@ def minimax_root(pos: Position, ev: Evaluator, depth: int, quiesce: int = 0
         if depth == 1 and quiesce and converts:
             v = quiet_minimax(pos, ev, quiesce, root)
         else:
-            v = minimax(pos, ev, depth - 1, root, quiesce)
+            v = minimax(pos, ev, depth - 1, root, quiesce, rival)
         pos.undo()
         if best is None or v > best[1]:
             best = (str(act), v)

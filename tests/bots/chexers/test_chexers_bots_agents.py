@@ -71,8 +71,9 @@ def test_c21_mpmix_selection() -> None:
     assert mpmix_strategy([90, 90, 0], 1, 0, 0) == ("paranoid", None)
     assert mpmix_strategy([90, 10, 90], 1, 0, 0) == ("offensive", 2)
     assert mpmix_strategy([90, 10, 90], 1, 0, 100) == ("maxn", None)
-    # §9.7's agent exactly (maxⁿ depth 3, first-child ties): maxⁿ's C19 answer.
-    bot = MPMixBot(depth=3, cautious=False)
+    # §9.7's agent exactly (maxⁿ depth 3, first-child ties, the plain maxⁿ in a duel): maxⁿ's
+    # C19 answer.
+    bot = MPMixBot(depth=3, cautious=False, two_player=False, zero_sum=False)
     assert bot.strategy(START()) == ("maxn", None)
     assert text(bot.decide(START())) == "MOVE -3,0 -2,-1"
     assert bot.last is not None and (bot.last.mode, bot.last.value) == ("maxn", (49, 49, 49))
@@ -80,6 +81,7 @@ def test_c21_mpmix_selection() -> None:
     default = MPMixBot()
     assert (default.depth, default.offensive_depth, default.paranoid_depth) == (4, 4, 4)
     assert default.cautious and (default.t_d, default.t_o) == (40, 40)
+    assert default.two_player and default.zero_sum
     assert default.strategy(START()) == ("maxn", None)
     expected = Search(START(), cautious=True).maxn(4)
     assert default.decide(START()) == expected.action
@@ -98,7 +100,7 @@ def test_mpmix_runs_the_search_its_strategy_names() -> None:
     bot.decide(green_leads)
     assert bot.last is not None and (bot.last.mode, bot.last.target) == ("offensive", 1)
     assert bot.last.action == Search(green_leads, cautious=True).offensive(4, 1).action
-    classic = MPMixBot(depth=3, cautious=False)
+    classic = MPMixBot(depth=3, cautious=False, two_player=False, zero_sum=False)
     classic.decide(green_leads)
     assert classic.last is not None and classic.last.depth == 3
     assert classic.last.action == Search(green_leads).offensive(3, 1).action

@@ -164,8 +164,7 @@ class ChexersBot:
         budget = self.max_nodes
         if deadline is None and budget is None:
             s = Search(pos, ev, prune=self.prune, leaf_scan=self.leaf_scan,
-                       cautious=self.cautious, quiesce=self.quiesce,
-                       rival=rival)
+                       cautious=self.cautious, quiesce=self.quiesce, rival=rival)
             result = search(s, depth)
             return self._record(mode, depth, result, s), result
         best: tuple[int, RootResult] | None = None

@@ -92,6 +92,11 @@ class Search:
     mover without a converting jump stands. Leaves reached by any other action are scored
     statically as before, which keeps the extension cheap (the leaf scan plays only the
     converting jumps of the last ply). Deterministic (canonical order, the same tie rules).
+
+    ``rival`` (default -1: off; paranoid only): an opponent's colour, for a duel. Paranoid's
+    value is then the zero-sum ``U_root − U_rival`` instead of ``U_root``: a win is worth
+    ``+win``, a loss ``−win``, a draw 0 (the leaf scan stays exact: a child's difference is the
+    parent's plus the mover's change and minus the owner's loss of a converted piece).
     """
 
     def __init__(self, pos: Position, evaluator: Evaluator | None = None, *,

@@ -96,7 +96,7 @@ class Search:
     ``rival`` (default -1: off; paranoid only): an opponent's colour, for a duel. Paranoid's
     value is then the zero-sum ``U_root − U_rival`` instead of ``U_root``: a win is worth
     ``+win``, a loss ``−win``, a draw 0 (the leaf scan stays exact: a child's difference is the
-    parent's plus the mover's change and minus the owner's loss of a converted piece).
+    child's vector from :meth:`_child_vector`).
     """
 
     def __init__(self, pos: Position, evaluator: Evaluator | None = None, *,
@@ -587,7 +587,7 @@ class Search:
         rival = self.rival
         u_root = self.ev.static(pos, root)
         if rival >= 0:
-            u_root -= self.ev.static(pos, rival)
+            u_all = [self.ev.static(pos, 0), self.ev.static(pos, 1), self.ev.static(pos, 2)]
         sign = 1 if cur == root else -1
         win = self.ev.win
         acts = pos.legal_actions()
@@ -612,17 +612,8 @@ class Search:
             outcome = self._child_outcome(act, p, base_key, next_to_move, turn1)
             if outcome == -2:
                 if rival >= 0:
-                    u = u_root
-                    if p == root:
-                        u += _own_delta(act, p, cells)
-                    elif p == rival:
-                        u -= _own_delta(act, p, cells)
-                    if act.kind == JUMP and cells[act.mid] != p:
-                        owner = cells[act.mid]
-                        if owner == root:
-                            u -= PIECE_VALUE[root][act.mid]
-                        elif owner == rival:
-                            u += PIECE_VALUE[rival][act.mid]
+                    v = self._child_vector(act, p, u_all, outcome)
+                    u = v[root] - v[rival]
                 elif p == root:
                     u = u_root + _own_delta(act, p, cells)
                 elif act.kind == JUMP and cells[act.mid] == root:

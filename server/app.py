@@ -31,14 +31,18 @@ from typing import Any
 
 import structlog
 from websockets.asyncio.server import Server, ServerConnection, serve
-from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
 from engine import registry
 from protocol import DEFAULT_LIMITS, Limits, ServerSession, encoding_of, select_subprotocol
 from protocol.messages import SUBPROTOCOLS
 from server import http
-from server.connection import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES, Connection
+from server.connection import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_MESSAGES,
+    ArenaWebSocket,
+    Connection,
+)
 from server.games import available_games, available_names
 from server.ladder import LadderService, LadderSettings
 from server.live import LiveMatch
@@ -52,6 +56,9 @@ log = structlog.get_logger("arena.server")
 
 RECENT_MATCHES = 500
 """Finished matches kept in memory for replays and listings (older ones come from storage)."""
+BACKLOG_MESSAGES = 32
+"""Messages a connection may queue behind a waiting handler before the server stops reading
+from it (its TCP window then pushes back on the client)."""
 PERSIST_INTERVAL_S = 0.5
 """How often the new actions of live matches go to the store, all matches in one batch."""
 
@@ -127,7 +134,8 @@ class ArenaServer:
             # an idle connection; our frames are small. Off.
             compression=None,
             server_header=f"tabletop-arena/{self.version}",
-            ping_interval=20, ping_timeout=20)
+            ping_interval=20, ping_timeout=20,
+            create_connection=ArenaWebSocket)
         sockname = next(iter(self._server.sockets)).getsockname()
         self.host, self.port = sockname[0], sockname[1]
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
@@ -206,23 +214,12 @@ class ArenaServer:
         conn.log.info("connected", encoding=conn.protocol.encoding,
                       peer=str(ws.remote_address))
         try:
-            async for frame in ws:
-                if conn.closed:
-                    break
-                if isinstance(frame, str):
-                    conn.protocol.receive_text(frame, loop.time())
-                else:
-                    conn.protocol.receive_bytes(frame, loop.time())
-                for message in conn.protocol.events_received():
-                    await self._dispatch(conn, message)
-                conn.flush()
-                if conn.protocol.close is not None:
-                    conn.log.warning("closing_abusive", code=conn.protocol.close.code,
-                                     reason=conn.protocol.close.reason)
-                    conn.drop(conn.protocol.close.code, conn.protocol.close.reason)
-                    break
-        except ConnectionClosed:
-            pass
+            assert isinstance(ws, ArenaWebSocket)
+            ws.attach(lambda message: self._on_message(conn, message))
+            await ws.wait_closed()
+            if conn.busy is not None:  # a handler still awaiting: let it finish first
+                with contextlib.suppress(Exception):
+                    await conn.busy
         finally:
             self.connections.discard(conn)
             self._connection_lost(conn)
@@ -230,25 +227,116 @@ class ArenaServer:
                 conn.closed = True
             conn.log.info("disconnected", code=ws.close_code)
 
-    async def _dispatch(self, conn: Connection, message: dict[str, Any]) -> None:
+    # ---- the message pump --------------------------------------------------------------------
+    #
+    # Every data message is handled where websockets parses it (ArenaWebSocket calls
+    # _on_message from data_received): an action is checked, applied, rendered and its frames
+    # scheduled for this loop iteration's writes, with no task in between. A handler that has
+    # to wait (a hello looking up a token, a replay read from the store) returns a coroutine;
+    # a task awaits it, and the messages that arrive meanwhile wait in the connection's
+    # backlog, so that every client's messages are handled in the order they were sent.
+
+    def _on_message(self, conn: Connection, data: str | bytes) -> None:
+        if conn.closed:
+            return
+        if conn.backlog is not None:
+            conn.backlog.append(data)
+            if len(conn.backlog) >= BACKLOG_MESSAGES:
+                conn.pause_reading()  # TCP pushes back on the client until it drains
+            return
+        try:
+            self._run(conn, self._receive(conn, data))
+        except Exception:  # a bug here must cost this connection at most
+            conn.log.exception("pump_failed")
+            conn.drop(1011, "internal server error")
+
+    def _receive(self, conn: Connection, data: str | bytes) -> list[dict[str, Any]]:
+        """Feed one data message to the protocol session; the valid client messages."""
+        now = asyncio.get_running_loop().time()
+        if isinstance(data, str):
+            conn.protocol.receive_text(data, now)
+        else:
+            conn.protocol.receive_bytes(data, now)
+        return conn.protocol.events_received()
+
+    def _run(self, conn: Connection, messages: list[dict[str, Any]]) -> None:
+        for n, message in enumerate(messages):
+            waiting = self._dispatch(conn, message)
+            if waiting is not None:
+                conn.backlog = collections.deque()
+                conn.busy = asyncio.get_running_loop().create_task(
+                    self._drain(conn, waiting, messages[n + 1:]))
+                return
+        self._after_message(conn)
+
+    def _after_message(self, conn: Connection) -> None:
+        conn.flush()
+        close = conn.protocol.close
+        if close is not None and not conn.closed:
+            conn.log.warning("closing_abusive", code=close.code, reason=close.reason)
+            conn.drop(close.code, close.reason)
+
+    async def _drain(self, conn: Connection, waiting: Awaitable[None],
+                     rest: list[dict[str, Any]]) -> None:
+        """Await a handler, then handle what queued up behind it, in order."""
+        try:
+            await waiting
+            while not conn.closed:
+                for message in rest:
+                    if conn.closed:
+                        return
+                    waiting_next = self._dispatch(conn, message)
+                    if waiting_next is not None:
+                        await waiting_next
+                self._after_message(conn)
+                backlog = conn.backlog
+                if not backlog or conn.closed:
+                    return
+                if conn.reading_paused and len(backlog) <= BACKLOG_MESSAGES // 2:
+                    conn.resume_reading()
+                rest = self._receive(conn, backlog.popleft())
+        except Exception:
+            conn.log.exception("pump_failed")
+            conn.drop(1011, "internal server error")
+        finally:
+            conn.backlog = None
+            conn.busy = None
+            if not conn.closed:
+                conn.resume_reading()
+
+    def _dispatch(self, conn: Connection, message: dict[str, Any]) -> Awaitable[None] | None:
+        """Handle one client message. A handler that must wait comes back as an awaitable
+        (its errors are answered as here); everything else is done on return."""
         kind = message["type"]
         try:
             if kind == "hello":
-                await self._hello(conn, message)
-                return
+                return self._finish_async(conn, message, self._hello(conn, message))
             session = conn.owner
             handler = self._handlers.get(kind)
             if session is None or handler is None:  # the protocol session prevents both
                 conn.protocol.error("unauthorized" if session is None else "unknown_type",
                                     f"cannot handle {kind!r} now", to=message)
-                return
+                return None
             result = handler(conn, session, message)
             if result is not None:
-                await result
+                return self._finish_async(conn, message, result)
         except LobbyError as exc:
             conn.protocol.error(exc.code, exc.message, to=message)
         except Exception:
             conn.log.exception("handler_failed", type=kind)
+            conn.protocol.error("internal", "internal server error", to=message)
+        finally:
+            conn.flush()
+        return None
+
+    async def _finish_async(self, conn: Connection, message: dict[str, Any],
+                            waiting: Awaitable[None]) -> None:
+        try:
+            await waiting
+        except LobbyError as exc:
+            conn.protocol.error(exc.code, exc.message, to=message)
+        except Exception:
+            conn.log.exception("handler_failed", type=message["type"])
             conn.protocol.error("internal", "internal server error", to=message)
         finally:
             conn.flush()

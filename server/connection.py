@@ -1,10 +1,17 @@
-"""One websocket connection: the protocol session and a bounded, coalescing output path.
+"""One websocket connection: frames in as they are parsed, a bounded, coalescing output path.
 
-:meth:`Connection.send` never waits. It encodes through the connection's
-:class:`protocol.ServerSession`, frames the result with the websocket's own sans-I/O protocol
-object, and schedules one write for the end of the current event-loop iteration: everything a
-step of a match produces for this client (its events and its next request, say) leaves in a
-single ``transport.write`` — one system call, no writer task, no per-frame await.
+Input. :class:`ArenaWebSocket` is websockets' server connection with one change: a complete
+data message (text or binary, reassembled if it came in fragments) is handed to a callback
+right where websockets parses it, in ``data_received``, instead of being queued for a task
+that calls ``recv()``. The server handles a bot's action there and then: no queue, no task
+wake-up, no extra turn of the event loop per message. Everything else (the handshake, control
+frames, keepalive pings, the close handshake, size limits) stays websockets' own.
+
+Output. :meth:`Connection.send` never waits. It encodes through the connection's
+:class:`protocol.ServerSession`, frames the result (a server's frames are unmasked: a 2-10
+byte header in front of the payload) and schedules one write for the end of the current
+event-loop iteration: everything a step of a match produces for this client (its events and
+its next request, say) leaves in a single ``transport.write``, one system call.
 
 What the kernel does not take at once waits in the transport's buffer. When that buffer holds
 more than ``max_bytes``, or more than ``max_messages`` messages have been written since it was
@@ -15,13 +22,16 @@ instead of being buffered without limit, and nothing else on the server waits fo
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
-from collections.abc import Mapping
+import struct
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import structlog
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode, Frame, Opcode
 from websockets.protocol import State
 
 from protocol import EncodedMessage, ServerSession
@@ -32,11 +42,89 @@ DEFAULT_MAX_BYTES = 4 << 20
 
 log = structlog.get_logger("arena.connection")
 
+Message = str | bytes
+"""A complete data message: ``str`` from a text frame, ``bytes`` from a binary one."""
+
+
+class ArenaWebSocket(ServerConnection):
+    """websockets' server connection, handing each complete data message to
+    :attr:`on_message` as soon as it is parsed (see the module docstring). Messages parsed
+    before the server attached its callback are kept and handed over by :meth:`attach`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.on_message: Callable[[Message], None] | None = None
+        self._early: list[Message] = []
+        self._fragments: list[bytes] = []
+        self._fragmented_text = False
+
+    def attach(self, on_message: Callable[[Message], None]) -> None:
+        """From now on every data message goes to ``on_message``, starting with any that
+        arrived before this call."""
+        self.on_message = on_message
+        early, self._early = self._early, []
+        for message in early:
+            on_message(message)
+
+    def process_event(self, event: Any) -> None:
+        if self.request is None or not isinstance(event, Frame):
+            super().process_event(event)  # the handshake request
+            return
+        opcode = event.opcode
+        if opcode is Opcode.TEXT or opcode is Opcode.BINARY:
+            if event.fin:
+                self._deliver(event.data, opcode is Opcode.TEXT)
+            else:
+                self._fragments = [bytes(event.data)]
+                self._fragmented_text = opcode is Opcode.TEXT
+        elif opcode is Opcode.CONT:
+            # websockets' parser checks the order of fragments and the size of the whole.
+            self._fragments.append(bytes(event.data))
+            if event.fin:
+                data, self._fragments = b"".join(self._fragments), []
+                self._deliver(data, self._fragmented_text)
+        else:
+            super().process_event(event)  # control frames: pong acknowledgements
+
+    def _deliver(self, data: bytes | bytearray | memoryview, text: bool) -> None:
+        message: Message
+        if text:
+            try:
+                message = bytes(data).decode() if type(data) is not bytes else data.decode()
+            except UnicodeDecodeError:
+                # RFC 6455 §8.1: a text message that is not UTF-8 fails the connection.
+                self.protocol.fail(CloseCode.INVALID_DATA, "invalid UTF-8 in a text frame")
+                self.send_data()
+                return
+        else:
+            message = bytes(data)
+        if self.on_message is None:
+            self._early.append(message)
+        else:
+            self.on_message(message)
+
+
+_TEXT = 0x81    # FIN + text opcode
+_BINARY = 0x82  # FIN + binary opcode
+_HEADER_16 = struct.Struct("!BBH")
+_HEADER_64 = struct.Struct("!BBQ")
+
+
+def frame_header(first: int, size: int) -> bytes:
+    """The header of one unmasked websocket frame (RFC 6455 §5.2) with a ``size``-byte
+    payload, as a server sends it; ``first`` is FIN plus the opcode."""
+    if size < 126:
+        return bytes((first, size))
+    if size < 65536:
+        return _HEADER_16.pack(first, 126, size)
+    return _HEADER_64.pack(first, 127, size)
+
 
 class Connection:
     """A connected client. The server's handlers call :meth:`send` (or let the protocol
     session produce frames and call :meth:`flush`); :meth:`drop` ends the connection from the
-    server side."""
+    server side. The server's message pump keeps its own per-connection state here too
+    (:attr:`backlog`, :attr:`busy`)."""
 
     def __init__(self, ws: ServerConnection, session: ServerSession, conn_id: str, *,
                  max_messages: int = DEFAULT_MAX_MESSAGES,
@@ -49,9 +137,15 @@ class Connection:
         self.log = log.bind(conn_id=conn_id)
         self.closed = False
         self.owner: Any = None  # the server.sessions.Session this connection speaks for
+        # The message pump (server.app): while a handler awaits (a hello looking up its
+        # token, a replay read from the store), later messages wait in ``backlog`` so that
+        # they are handled in order; ``busy`` is the task working through them.
+        self.backlog: collections.deque[Message] | None = None
+        self.busy: asyncio.Task[None] | None = None
+        self.reading_paused = False
         self._loop = asyncio.get_running_loop()
+        self._out: list[bytes] = []  # frame headers and payloads, in order
         self._write_scheduled = False
-        self._framed = 0        # messages framed since the last write
         self._backlog = 0       # messages written while the transport buffer was not empty
         self._closing: asyncio.Task[None] | None = None
 
@@ -70,15 +164,17 @@ class Connection:
         frames = self.protocol.data_to_send()
         if self.closed or not frames:
             return
-        ws_protocol = self.ws.protocol
-        if ws_protocol.state is not State.OPEN:
+        if self.ws.protocol.state is not State.OPEN:
             return  # closing: websockets finishes the close handshake, nothing more to say
+        out = self._out
         for frame in frames:
             if isinstance(frame, str):
-                ws_protocol.send_text(frame.encode())
+                payload = frame.encode()
+                out.append(frame_header(_TEXT, len(payload)))
             else:
-                ws_protocol.send_binary(frame)
-        self._framed += len(frames)
+                payload = frame
+                out.append(frame_header(_BINARY, len(payload)))
+            out.append(payload)
         if not self._write_scheduled:
             self._write_scheduled = True
             self._loop.call_soon(self._write)
@@ -86,34 +182,35 @@ class Connection:
     def _write(self) -> None:
         """Hand every framed byte to the transport in one write, then enforce the bounds."""
         self._write_scheduled = False
-        if self.closed:
-            return
-        framed, self._framed = self._framed, 0
+        out, self._out = self._out, []
+        if self.closed or not out or self.ws.protocol.state is not State.OPEN:
+            return  # nothing may follow a close frame (websockets writes its own frames)
         transport = self.ws.transport
-        chunks = self.ws.protocol.data_to_send()
-        if chunks and all(chunks):
-            transport.write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
-        elif chunks:
-            # An empty chunk asks for a half-close after the bytes before it: websockets'
-            # own writer knows how (only ever after a close frame).
-            for chunk in chunks:
-                if chunk:
-                    transport.write(chunk)
-                elif transport.can_write_eof():
-                    with contextlib.suppress(Exception):
-                        transport.write_eof()
-            return
-        # (websockets writes pending frames itself whenever a frame arrives, so the bytes
-        # may have left before this call: the bounds are checked either way.)
+        transport.write(b"".join(out))
         buffered = transport.get_write_buffer_size()
         if buffered == 0:
             self._backlog = 0
             return
-        self._backlog += framed
+        self._backlog += len(out) // 2
         if self._backlog > self.max_messages or buffered > self.max_bytes:
             self.log.warning("slow_client_dropped", queued=self._backlog,
                              queued_bytes=buffered)
             self.drop(CLOSE_TRY_AGAIN_LATER, "too slow: outbound queue full")
+
+    # ---- input flow ------------------------------------------------------------------------
+
+    def pause_reading(self) -> None:
+        """Stop reading from the socket (the backlog is full); TCP pushes back on the peer."""
+        if not self.reading_paused and self.ws.transport is not None:
+            self.reading_paused = True
+            with contextlib.suppress(Exception):
+                self.ws.transport.pause_reading()
+
+    def resume_reading(self) -> None:
+        if self.reading_paused:
+            self.reading_paused = False
+            with contextlib.suppress(Exception):
+                self.ws.transport.resume_reading()
 
     # ---- closing ---------------------------------------------------------------------------
 
@@ -124,6 +221,8 @@ class Connection:
         if self.closed:
             return
         self.closed = True
+        self._out = []
+        self.resume_reading()  # the close handshake needs the peer's close frame
         self._closing = self._loop.create_task(self._close(code, reason))
 
     async def _close(self, code: int, reason: str) -> None:

@@ -179,6 +179,11 @@ class Connection:
             self._write_scheduled = True
             self._loop.call_soon(self._write)
 
+    def write_now(self) -> None:
+        """Write what is framed for this client at once, not at the end of the loop turn."""
+        if self._out:
+            self._write()
+
     def _write(self) -> None:
         """Hand every framed byte to the transport in one write, then enforce the bounds."""
         self._write_scheduled = False

@@ -94,9 +94,15 @@ class LiveMatch:
                         seats[0])
         runner = self.runner
         moves = runner.moves
-        out = runner.receive_action(seat, request_id, message.get("action"), self.now(),
-                                    ref=message.get("id"))
-        self._after(out)
+        now = self.now()
+        out = runner.receive_action(seat, request_id, message.get("action"), now,
+                                    ref=message.get("id"), requests_later=True)
+        self._deliver(out, None)
+        # The acting client's answer (its events, or an error) leaves now; the next seat's
+        # request, which takes longer to build, follows in this loop turn's writes.
+        if session.connection is not None:
+            session.connection.write_now()
+        self._after(runner.render_requests(now))
         return runner.moves > moves  # applied (an error for it leaves the count as it was)
 
     def resign(self, session: Session) -> None:

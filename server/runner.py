@@ -137,6 +137,7 @@ class MatchRunner:
         self._void_outcome: Outcome | None = None
         self._history: list[EventBatch] = []
         self._pending: dict[int, str] = {}          # seat -> its open request_id
+        self._unrendered: list[int] = []            # seats whose new request is not sent yet
         self._bank_ms: list[float] = [float(clock.initial_ms) if clock else 0.0] * self.num_seats
         self._running_since: dict[int, float] = {}  # seat -> when its clock started
         self._grace_until: dict[int, float] = {}    # disconnected seat -> forfeit time
@@ -232,11 +233,16 @@ class MatchRunner:
         return self._guarded(body, out, now)
 
     def receive_action(self, seat: int, request_id: Any, action: Any, now: float,
-                       ref: Any = None) -> list[Outgoing]:
+                       ref: Any = None, *, requests_later: bool = False) -> list[Outgoing]:
         """``seat`` answers ``request_id`` with ``action``. On success: events to everyone,
         then the next requests or ``match_end``. Otherwise one typed error to ``seat``:
         ``not_your_turn`` (no open request for this seat), ``stale_request`` (another id),
-        ``malformed_action``, ``illegal_action`` (``details.rule``)."""
+        ``malformed_action``, ``illegal_action`` (``details.rule``).
+
+        ``requests_later=True`` leaves the next requests out (their ids are issued and their
+        clocks started all the same): the caller gets them from :meth:`render_requests`,
+        after it has sent the events on their way. The seat that acted learns the result
+        of its action without waiting for the next seat's view to be built."""
         out: list[Outgoing] = []
         if self.status != "live":
             return [self._error(seat, "not_your_turn", "the match is over", request_id, ref)]
@@ -270,7 +276,24 @@ class MatchRunner:
             self.moves += 1
             del self._pending[seat]
             self._stop_clock(seat, now)
-            self._after_step(events, now, out)
+            self._after_step(events, now, out, requests_later)
+
+        return self._guarded(body, out, now)
+
+    def render_requests(self, now: float) -> list[Outgoing]:
+        """The requests a ``receive_action(..., requests_later=True)`` left out."""
+        seats, self._unrendered = self._unrendered, []
+        if not seats or self.status != "live":
+            return []
+        out: list[Outgoing] = []
+
+        def body() -> None:
+            clocks = self.clocks_ms(now)
+            for seat in seats:
+                if seat in self._pending:
+                    out.append((seat, render_for(self, seat, "request",
+                                                 request_id=self._pending[seat],
+                                                 clocks_ms=clocks)))
 
         return self._guarded(body, out, now)
 
@@ -359,20 +382,28 @@ class MatchRunner:
             return self.void(now)
         return out
 
-    def _after_step(self, events: list[Event], now: float, out: list[Outgoing]) -> None:
-        """Send the step's events, then the next requests or the end."""
+    def _after_step(self, events: list[Event], now: float, out: list[Outgoing],
+                    requests_later: bool = False) -> None:
+        """Send the step's events, then the next requests (or leave them for
+        :meth:`render_requests`) or the end."""
         if events:
             out.extend(self._broadcast(events, now))
         if self.match.is_over:
             out.extend(self._finish(None, now, []))
             return
+        new: list[int] = []
         for seat in self.match.awaiting():
             if seat in self._pending:
                 continue  # still open from before (another seat of a simultaneous turn acted)
             self._pending[seat] = self._new_request_id()
             if self.clock is not None:
                 self._running_since[seat] = now
-            clocks = self.clocks_ms(now)
+            new.append(seat)
+        if requests_later:
+            self._unrendered.extend(new)
+            return
+        clocks = self.clocks_ms(now)
+        for seat in new:
             out.append((seat, render_for(self, seat, "request",
                                          request_id=self._pending[seat], clocks_ms=clocks)))
 

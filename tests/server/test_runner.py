@@ -245,3 +245,31 @@ def test_goofspiel_bids_stay_hidden_from_everyone_until_both_are_in() -> None:
         assert any(m["type"] in ("events", "match_end") for _, m in out)
         rounds += 1
     assert rounds == 5 and runner.outcome is not None
+
+
+def test_requests_later_splits_a_step_into_events_then_the_same_requests() -> None:
+    """``requests_later`` sends nothing different: the events first, and the requests
+    (already issued, clocks running) from render_requests; the same messages as one call."""
+    from engine import registry
+    game = registry.get("battleline")
+    whole = MatchRunner("b1", game, SEATS2, seed=11, request_ids=ids(), clock=Clock(60_000, 0))
+    split = MatchRunner("b1", game, SEATS2, seed=11, request_ids=ids(), clock=Clock(60_000, 0))
+    rng = Rng(3)
+    now = 0.0
+    out_whole, out_split = whole.start(now), split.start(now)
+    for _ in range(40):
+        assert out_whole == out_split
+        (seat, request), = [(r, m) for r, m in out_whole if m["type"] == "request"]
+        action = rng.choice(request["legal_actions"])
+        now += 0.25
+        out_whole = whole.receive_action(seat, request["request_id"], action, now)
+        first = split.receive_action(seat, request["request_id"], action, now,
+                                     requests_later=True)
+        assert first and all(m["type"] != "request" for _, m in first)
+        assert split.pending_request_id(1 - seat) == whole.pending_request_id(1 - seat)
+        assert split.next_deadline() == whole.next_deadline()  # its clock already runs
+        out_split = first + split.render_requests(now)
+        assert split.render_requests(now) == []  # each request is rendered once
+        if whole.is_over:
+            break
+    assert out_whole == out_split

@@ -42,6 +42,7 @@ from server.connection import (
     DEFAULT_MAX_MESSAGES,
     ArenaWebSocket,
     Connection,
+    LoopTurn,
 )
 from server.games import available_games, available_names
 from server.ladder import LadderService, LadderSettings
@@ -100,6 +101,7 @@ class ArenaServer:
         self.live: dict[str, LiveMatch] = {}
         self.recent: collections.OrderedDict[str, LiveMatch] = collections.OrderedDict()
         self.connections: set[Connection] = set()
+        self._turn = LoopTurn()
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._persister: asyncio.Task[None] | None = None
@@ -209,7 +211,7 @@ class ArenaServer:
         conn = Connection(ws, ServerSession(encoding_of(ws.subprotocol), self.limits,
                                             loop.time()),
                           secrets.token_hex(6), max_messages=self.send_queue_messages,
-                          max_bytes=self.send_queue_bytes)
+                          max_bytes=self.send_queue_bytes, turn=self._turn)
         self.connections.add(conn)
         conn.log.info("connected", encoding=conn.protocol.encoding,
                       peer=str(ws.remote_address))
@@ -239,6 +241,7 @@ class ArenaServer:
     def _on_message(self, conn: Connection, data: str | bytes) -> None:
         if conn.closed:
             return
+        self._turn.message()
         if conn.backlog is not None:
             conn.backlog.append(data)
             if len(conn.backlog) >= BACKLOG_MESSAGES:

@@ -120,6 +120,30 @@ def frame_header(first: int, size: int) -> bytes:
     return _HEADER_64.pack(first, 127, size)
 
 
+class LoopTurn:
+    """How many client messages the server has handled in the current event-loop turn.
+
+    With many clients at once, one turn of the loop handles many messages and every client's
+    frames wait for the turn's end, to leave in one write per client. When a message is the
+    turn's first, the server is not that busy: its sender's answer may leave at once
+    (:meth:`Connection.write_now`) without costing anybody a write."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def message(self) -> None:
+        if self.count == 0:
+            asyncio.get_running_loop().call_soon(self._reset)
+        self.count += 1
+
+    def _reset(self) -> None:
+        self.count = 0
+
+    @property
+    def quiet(self) -> bool:
+        return self.count <= 1
+
+
 class Connection:
     """A connected client. The server's handlers call :meth:`send` (or let the protocol
     session produce frames and call :meth:`flush`); :meth:`drop` ends the connection from the
@@ -128,8 +152,9 @@ class Connection:
 
     def __init__(self, ws: ServerConnection, session: ServerSession, conn_id: str, *,
                  max_messages: int = DEFAULT_MAX_MESSAGES,
-                 max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+                 max_bytes: int = DEFAULT_MAX_BYTES, turn: LoopTurn | None = None) -> None:
         self.ws = ws
+        self.turn = turn or LoopTurn()
         self.protocol = session
         self.conn_id = conn_id
         self.max_messages = max_messages
@@ -180,8 +205,9 @@ class Connection:
             self._loop.call_soon(self._write)
 
     def write_now(self) -> None:
-        """Write what is framed for this client at once, not at the end of the loop turn."""
-        if self._out:
+        """Write what is framed for this client at once, not at the end of the loop turn,
+        if the server is not busy this turn (see :class:`LoopTurn`)."""
+        if self._out and self.turn.quiet:
             self._write()
 
     def _write(self) -> None:

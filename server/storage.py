@@ -12,8 +12,9 @@ Contract:
   per commit. So the event loop never waits for the disk. :meth:`Store.flush` blocks until
   everything queued so far is on disk.
 * A live match's progress is appended, not rewritten: :meth:`Store.append_actions` adds new
-  log entries (the server sends them in batches every fraction of a second), so the cost per
-  action stays constant however long the match. :meth:`Store.update_match` writes the whole
+  log entries (the server sends them in batches every fraction of a second; SQLite keeps
+  each match's new entries of a batch as one row), so the cost per action stays constant
+  however long the match. :meth:`Store.update_match` writes the whole
   log once, when the match ends.
 * Reads (``get_*``/``list_*``) read what is committed; they are cheap but do touch the
   disk, so the server calls them off the event loop where they may be slow (replays).
@@ -191,6 +192,12 @@ CREATE TABLE IF NOT EXISTS match_actions (
     entry       TEXT NOT NULL,
     PRIMARY KEY (match_id, idx)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS match_log_chunks (
+    match_id    TEXT NOT NULL,
+    first       INTEGER NOT NULL,
+    entries     TEXT NOT NULL,
+    PRIMARY KEY (match_id, first)
+) WITHOUT ROWID;
 """
 
 _MATCH_COLUMNS = ("id, game, options, num_seats, seed, seats, clock, start, log, outcome, "
@@ -271,8 +278,8 @@ class SqliteStore(Store):
             for kind, _key, params in ops:
                 if kind == "append":
                     rows, moves = params
-                    conn.executemany("INSERT OR REPLACE INTO match_actions (match_id, idx, "
-                                     "entry) VALUES (?,?,?)", rows)
+                    conn.executemany("INSERT OR REPLACE INTO match_log_chunks (match_id, "
+                                     "first, entries) VALUES (?,?,?)", rows)
                     conn.executemany("UPDATE matches SET moves=? WHERE id=?", moves)
                 elif kind == "save":
                     conn.execute(f"INSERT OR REPLACE INTO matches ({_MATCH_COLUMNS}) "
@@ -282,6 +289,8 @@ class SqliteStore(Store):
                                  "outcome=COALESCE(?, outcome), "
                                  "ended_at=COALESCE(?, ended_at) WHERE id=?", params)
                     if params[2] != "live":  # the whole log is in the row now
+                        conn.execute("DELETE FROM match_log_chunks WHERE match_id=?",
+                                     (params[-1],))
                         conn.execute("DELETE FROM match_actions WHERE match_id=?",
                                      (params[-1],))
                 elif kind == "token":
@@ -379,7 +388,19 @@ class SqliteStore(Store):
                        moves: Mapping[str, int]) -> None:
         if not entries and not moves:
             return
-        rows = [(match_id, index, _dumps(entry)) for match_id, index, entry in entries]
+        # One row per run of consecutive entries of a match (the server hands over each
+        # match's new entries in order, every fraction of a second): a handful of actions
+        # cost one encode and one B-tree insert instead of one each.
+        chunks: list[tuple[str, int, list[dict[str, Any]]]] = []
+        open_chunk: dict[str, tuple[str, int, list[dict[str, Any]]]] = {}
+        for match_id, index, entry in entries:
+            last = open_chunk.get(match_id)
+            if last is not None and last[1] + len(last[2]) == index:
+                last[2].append(entry)
+            else:
+                open_chunk[match_id] = last = (match_id, index, [entry])
+                chunks.append(last)
+        rows = [(match_id, first, _dumps(run)) for match_id, first, run in chunks]
         self._put(("append", "", (rows, [(n, match_id) for match_id, n in moves.items()])))
 
     def update_match(self, match_id: str, *, log: Sequence[dict[str, Any]], moves: int,
@@ -392,15 +413,23 @@ class SqliteStore(Store):
             ended_at, match_id)))
 
     def _live_log(self, match_id: str, stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """A live match's log: the row's log followed by the appended entries."""
-        rows = self._read("SELECT idx, entry FROM match_actions WHERE match_id=? ORDER BY idx",
-                          (match_id,))
+        """A live match's log: the row's log followed by the appended entries (single
+        entries as written before chunks, then chunks of consecutive entries)."""
         log = list(stored)
-        for idx, entry in rows:
+
+        def put(idx: int, entry: dict[str, Any]) -> None:
             if idx == len(log):
-                log.append(json.loads(entry))
+                log.append(entry)
             elif idx < len(log):
-                log[idx] = json.loads(entry)
+                log[idx] = entry
+
+        for idx, entry in self._read("SELECT idx, entry FROM match_actions WHERE match_id=? "
+                                     "ORDER BY idx", (match_id,)):
+            put(idx, json.loads(entry))
+        for first, entries in self._read("SELECT first, entries FROM match_log_chunks "
+                                         "WHERE match_id=? ORDER BY first", (match_id,)):
+            for offset, entry in enumerate(json.loads(entries)):
+                put(first + offset, entry)
         return log
 
     def void_live_matches(self) -> int:

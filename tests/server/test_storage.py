@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -61,6 +62,48 @@ def test_match_progress_is_written_in_order_and_read_back(store: SqliteStore) ->
     assert got.seed == 2**62 + 3 and got.outcome == {"ranks": [0, 1], "reason": "target"}
     assert "seed" not in got.record() and "seed" not in got.summary()
     assert store.get_match("nope") is None
+
+
+def test_interleaved_progress_of_several_matches_is_stored_in_chunks(
+        store: SqliteStore) -> None:
+    """Each match's consecutive new entries become one row; interleaved batches of several
+    matches, gaps and rewritten entries read back exactly."""
+    for match_id in ("a", "b"):
+        store.save_match(row(match_id))
+    store.append_actions([("a", 0, {"n": 0}), ("b", 0, {"n": 100}), ("a", 1, {"n": 1}),
+                          ("a", 2, {"n": 2}), ("b", 1, {"n": 101})], {"a": 3, "b": 2})
+    store.append_actions([("b", 2, {"n": 102}), ("a", 3, {"n": 3}), ("a", 4, {"n": 4})],
+                         {"a": 5, "b": 3})
+    store.append_actions([("a", 4, {"n": "4 again"}), ("a", 9, {"n": "after a gap"})],
+                         {"a": 6})
+    store.flush()
+    chunks = store._read("SELECT match_id, first FROM match_log_chunks ORDER BY 1, 2")
+    assert chunks == [("a", 0), ("a", 3), ("a", 4), ("a", 9), ("b", 0), ("b", 2)]
+    a, b = store.get_match("a"), store.get_match("b")
+    assert a is not None and b is not None
+    assert a.log == [{"n": 0}, {"n": 1}, {"n": 2}, {"n": 3}, {"n": "4 again"}]
+    assert b.log == [{"n": 100}, {"n": 101}, {"n": 102}] and b.moves == 3
+
+
+def test_progress_written_as_single_entries_before_chunks_still_reads(
+        store: SqliteStore) -> None:
+    """A database from before chunks (one row per entry in match_actions) keeps its live
+    matches' logs, and new chunks continue them."""
+    store.save_match(row("m1"))
+    store.flush()
+    store.write_later(lambda conn: conn.executemany(
+        "INSERT INTO match_actions (match_id, idx, entry) VALUES (?,?,?)",
+        [("m1", i, json.dumps({"old": i})) for i in range(3)]))
+    store.append_actions([("m1", 3, {"new": 3}), ("m1", 4, {"new": 4})], {"m1": 5})
+    store.flush()
+    got = store.get_match("m1")
+    assert got is not None
+    assert got.log == [{"old": 0}, {"old": 1}, {"old": 2}, {"new": 3}, {"new": 4}]
+    store.update_match("m1", log=got.log, moves=5, status="over",
+                       outcome={"ranks": [0, 1], "reason": "target"})
+    store.flush()
+    assert store._read("SELECT COUNT(*) FROM match_actions")[0][0] == 0
+    assert store._read("SELECT COUNT(*) FROM match_log_chunks")[0][0] == 0
 
 
 def test_listing_filters_and_orders_newest_first(store: SqliteStore) -> None:

@@ -25,6 +25,7 @@ import collections
 import contextlib
 import gc
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from importlib import metadata
 from typing import Any
@@ -102,6 +103,7 @@ class ArenaServer:
         self.recent: collections.OrderedDict[str, LiveMatch] = collections.OrderedDict()
         self.connections: set[Connection] = set()
         self._turn = LoopTurn()
+        self._clock: Callable[[], float] = time.monotonic
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._persister: asyncio.Task[None] | None = None
@@ -123,6 +125,7 @@ class ArenaServer:
 
     async def start(self, host: str = "127.0.0.1", port: int = 8765) -> None:
         """Listen (``port=0`` picks a free port; read :attr:`port` afterwards)."""
+        self._clock = asyncio.get_running_loop().time  # (get_running_loop asks for the pid)
         voided = await asyncio.to_thread(self.store.void_live_matches)
         if voided:
             log.warning("interrupted_matches_voided", count=voided)
@@ -255,7 +258,7 @@ class ArenaServer:
 
     def _receive(self, conn: Connection, data: str | bytes) -> list[dict[str, Any]]:
         """Feed one data message to the protocol session; the valid client messages."""
-        now = asyncio.get_running_loop().time()
+        now = self._clock()
         if isinstance(data, str):
             conn.protocol.receive_text(data, now)
         else:

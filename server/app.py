@@ -2,10 +2,11 @@
 
 :class:`ArenaServer` owns the listening socket (websocket endpoint ``/ws`` and plain HTTP on
 the same port, see :mod:`server.http`), the sessions, the lobby and the live matches. Each
-connection is pumped by :meth:`ArenaServer._serve_connection`: frames go into the
-connection's :class:`protocol.ServerSession`, which answers protocol-level problems itself
-(malformed frames, unknown types, wrong version, too large, rate limits) and hands over valid
-client messages; the server routes those to the lobby or a :class:`~server.live.LiveMatch`.
+data message is handled where websockets parses it (:class:`server.connection.ArenaWebSocket`
+calls :meth:`ArenaServer._on_message`): it goes into the connection's
+:class:`protocol.ServerSession`, which answers protocol-level problems itself (malformed
+frames, unknown types, wrong version, too large, rate limits) and hands over valid client
+messages; the server routes those to the lobby or a :class:`~server.live.LiveMatch`.
 
 A fault while handling one message is answered ``internal`` and logged; a fault inside a
 match voids that match only. Everything else keeps running.

@@ -327,11 +327,8 @@ class ArenaServer:
             result = handler(conn, session, message)
             if result is not None:
                 return self._finish_async(conn, message, result)
-        except LobbyError as exc:
-            conn.protocol.error(exc.code, exc.message, to=message)
-        except Exception:
-            conn.log.exception("handler_failed", type=kind)
-            conn.protocol.error("internal", "internal server error", to=message)
+        except Exception as exc:
+            self._handler_failed(conn, message, exc)
         finally:
             conn.flush()
         return None
@@ -340,13 +337,20 @@ class ArenaServer:
                             waiting: Awaitable[None]) -> None:
         try:
             await waiting
-        except LobbyError as exc:
-            conn.protocol.error(exc.code, exc.message, to=message)
-        except Exception:
-            conn.log.exception("handler_failed", type=message["type"])
-            conn.protocol.error("internal", "internal server error", to=message)
+        except Exception as exc:
+            self._handler_failed(conn, message, exc)
         finally:
             conn.flush()
+
+    @staticmethod
+    def _handler_failed(conn: Connection, message: dict[str, Any], exc: Exception) -> None:
+        """Answer a failed handler (called inside its ``except``): a :class:`LobbyError` is
+        its typed error; anything else is logged and answered ``internal``."""
+        if isinstance(exc, LobbyError):
+            conn.protocol.error(exc.code, exc.message, to=message)
+            return
+        conn.log.exception("handler_failed", type=message["type"])
+        conn.protocol.error("internal", "internal server error", to=message)
 
     # ---- hello / resume ------------------------------------------------------------------------
 

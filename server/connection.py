@@ -90,7 +90,7 @@ class ArenaWebSocket(ServerConnection):
         message: Message
         if text:
             try:
-                message = bytes(data).decode() if type(data) is not bytes else data.decode()
+                message = bytes(data).decode()  # (bytes() of a bytes object is that object)
             except UnicodeDecodeError:
                 # RFC 6455 §8.1: a text message that is not UTF-8 fails the connection.
                 self.protocol.fail(CloseCode.INVALID_DATA, "invalid UTF-8 in a text frame")

@@ -287,15 +287,7 @@ class MatchRunner:
             return []
         out: list[Outgoing] = []
 
-        def body() -> None:
-            clocks = self.clocks_ms(now)
-            for seat in seats:
-                if seat in self._pending:
-                    out.append((seat, render_for(self, seat, "request",
-                                                 request_id=self._pending[seat],
-                                                 clocks_ms=clocks)))
-
-        return self._guarded(body, out, now)
+        return self._guarded(lambda: self._render_requests(seats, now, out), out, now)
 
     def tick(self, now: float) -> list[Outgoing]:
         """Apply every timeout and forfeit due by ``now``."""
@@ -401,11 +393,17 @@ class MatchRunner:
             new.append(seat)
         if requests_later:
             self._unrendered.extend(new)
-            return
+        else:
+            self._render_requests(new, now, out)
+
+    def _render_requests(self, seats: Sequence[int], now: float, out: list[Outgoing]) -> None:
+        """The ``request`` of each of ``seats`` that still has one open."""
         clocks = self.clocks_ms(now)
-        for seat in new:
-            out.append((seat, render_for(self, seat, "request",
-                                         request_id=self._pending[seat], clocks_ms=clocks)))
+        for seat in seats:
+            if seat in self._pending:
+                out.append((seat, render_for(self, seat, "request",
+                                             request_id=self._pending[seat],
+                                             clocks_ms=clocks)))
 
     def _broadcast(self, events: Sequence[Event], now: float) -> list[Outgoing]:
         batch = EventBatch(self.seq + 1, tuple(events))

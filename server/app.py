@@ -211,9 +211,8 @@ class ArenaServer:
     # ---- the connection pump -----------------------------------------------------------------
 
     async def _serve_connection(self, ws: ServerConnection) -> None:
-        loop = asyncio.get_running_loop()
         conn = Connection(ws, ServerSession(encoding_of(ws.subprotocol), self.limits,
-                                            loop.time()),
+                                            self._clock()),
                           secrets.token_hex(6), max_messages=self.send_queue_messages,
                           max_bytes=self.send_queue_bytes, turn=self._turn)
         self.connections.add(conn)

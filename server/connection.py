@@ -169,9 +169,9 @@ class Connection:
         self.busy: asyncio.Task[None] | None = None
         self.reading_paused = False
         self._loop = asyncio.get_running_loop()
-        self._out: list[bytes] = []  # frame headers and payloads, in order
+        self._out: list[bytes] = []  # per message framed: its header, then its payload
         self._write_scheduled = False
-        self._backlog = 0       # messages written while the transport buffer was not empty
+        self._written_unsent = 0  # messages written while the transport buffer was not empty
         self._closing: asyncio.Task[None] | None = None
 
     # ---- output ----------------------------------------------------------------------------
@@ -193,12 +193,8 @@ class Connection:
             return  # closing: websockets finishes the close handshake, nothing more to say
         out = self._out
         for frame in frames:
-            if isinstance(frame, str):
-                payload = frame.encode()
-                out.append(frame_header(_TEXT, len(payload)))
-            else:
-                payload = frame
-                out.append(frame_header(_BINARY, len(payload)))
+            first, payload = (_TEXT, frame.encode()) if isinstance(frame, str) else (_BINARY, frame)
+            out.append(frame_header(first, len(payload)))
             out.append(payload)
         if not self._write_scheduled:
             self._write_scheduled = True
@@ -220,11 +216,11 @@ class Connection:
         transport.write(b"".join(out))
         buffered = transport.get_write_buffer_size()
         if buffered == 0:
-            self._backlog = 0
+            self._written_unsent = 0
             return
-        self._backlog += len(out) // 2
-        if self._backlog > self.max_messages or buffered > self.max_bytes:
-            self.log.warning("slow_client_dropped", queued=self._backlog,
+        self._written_unsent += len(out) // 2
+        if self._written_unsent > self.max_messages or buffered > self.max_bytes:
+            self.log.warning("slow_client_dropped", queued=self._written_unsent,
                              queued_bytes=buffered)
             self.drop(CLOSE_TRY_AGAIN_LATER, "too slow: outbound queue full")
 

@@ -45,6 +45,9 @@ Policy = Callable[[dict[str, Any], list[Action], int], Action]
 
 
 def entry_for(actions: Mapping[int, Action]) -> LogEntry:
+    if len(actions) == 1:  # the usual step: one seat, or chance
+        (seat, action), = actions.items()
+        return {("chance" if seat == CHANCE else str(seat)): action}
     return {("chance" if seat == CHANCE else str(seat)): a for seat, a in sorted(actions.items())}
 
 
@@ -87,6 +90,8 @@ class Match:
         if self._forced is not None:
             return ()
         decision = self.game.decision(self.state)
+        if not self._committed:
+            return decision.seats
         return tuple(s for s in decision.seats if s not in self._committed)
 
     def legal_actions(self, seat: int) -> list[Action]:

@@ -67,6 +67,8 @@ class Rng:
         """Index ``i`` with probability ``weights[i] / sum(weights)`` (integer weights)."""
         total = sum(weights)
         r = self.below(total)
+        if total == len(weights) and min(weights) == 1:
+            return r  # all weights 1 (a shuffled deck): the scan below would stop at r
         for i, w in enumerate(weights):
             if r < w:
                 return i

@@ -32,6 +32,26 @@ def test_weighted_index_follows_weights() -> None:
     assert 9_000 < counts[0] < 11_000 and 29_000 < counts[2] < 31_000
 
 
+def test_weighted_index_draws_what_the_scan_draws() -> None:
+    """Equal weights of 1 (a shuffled deck) take a short cut; the draws, and the stream after
+    them, are exactly those of scanning the weights."""
+
+    def scanned(rng: Rng, weights: list[int]) -> int:
+        r = rng.below(sum(weights))
+        for i, w in enumerate(weights):
+            if r < w:
+                return i
+            r -= w
+        raise AssertionError
+
+    cases = [[1] * n for n in (1, 2, 7, 50, 60)] + [[1, 0, 1, 1], [2, 1, 1], [0, 1, 1, 1]]
+    for weights in cases:
+        fast, slow = Rng(11), Rng(11)
+        assert [fast.weighted_index(weights) for _ in range(300)] == \
+            [scanned(slow, weights) for _ in range(300)]
+        assert fast.next_u64() == slow.next_u64()
+
+
 def test_shuffle_is_a_permutation_and_deterministic() -> None:
     xs, ys = list(range(60)), list(range(60))
     Rng(9).shuffle(xs)

@@ -60,6 +60,7 @@ from engine.core import (
 _TYPE_ORDER: Final = {t: n for n, t in enumerate(ACTION_TYPES)}
 _INDEX_OF = INDEX.__getitem__
 _TURN = (turn(0), turn(1))
+_TROOP_CARDS: Final = frozenset(card for card, i in INDEX.items() if i < NUM_TROOPS)
 _TROOP_PLAYS: Final = tuple(
     {card: {"type": "play", "card": card, "flag": n + 1}
      for card, i in INDEX.items() if i < NUM_TROOPS}
@@ -158,7 +159,7 @@ class BattleLine(Game):
             free[n] = len(f["sides"][seat]) < (4 if "Mud" in f["env"] else 3)
         out: list[Action] = []
         # The hand is in canonical order: its troops first, then its tactics.
-        troops = [card for card in hand if INDEX[card] < NUM_TROOPS]
+        troops = [card for card in hand if card in _TROOP_CARDS]
         tactics = hand[len(troops):] if tactics_ok else ()
         if "Scout" in tactics:
             out.append({"type": "play", "card": "Scout"})
@@ -382,7 +383,7 @@ def _card(raw: Mapping[str, Any], name: str) -> str:
 
 
 def _kinds(hand: list[str]) -> dict[str, int]:
-    troops = sum(1 for c in hand if INDEX[c] < NUM_TROOPS)
+    troops = len([c for c in hand if c in _TROOP_CARDS])
     return {"troop": troops, "tactics": len(hand) - troops}
 
 

@@ -40,6 +40,7 @@ class LiveMatch:
         self._timer: asyncio.TimerHandle | None = None
         self._persisted = 0  # log entries already handed to the store
         self.log = log.bind(match_id=runner.match_id, game=runner.game.info.name)
+        runner.spectated = False  # no spectator yet: no spectators' copy of the events
 
     @property
     def match_id(self) -> str:
@@ -125,6 +126,7 @@ class LiveMatch:
 
     def spectate(self, session: Session, ref: Any = None) -> None:
         self.spectators.add(session)
+        self.runner.spectated = True
         session.watching.add(self.match_id)
         self.resync_spectator(session, ref)
 
@@ -137,6 +139,7 @@ class LiveMatch:
 
     def leave(self, session: Session) -> None:
         self.spectators.discard(session)
+        self.runner.spectated = bool(self.spectators)
         session.watching.discard(self.match_id)
 
     def void(self, reason: str) -> None:

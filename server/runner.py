@@ -143,6 +143,10 @@ class MatchRunner:
         self._grace_until: dict[int, float] = {}    # disconnected seat -> forfeit time
         self.moves = 0                               # seat actions applied (commitments too)
         self.started = False
+        # Whether anyone watches. While nobody does, the spectators' copy of each step's
+        # events (recipient None) is left out; a spectator who joins gets the whole state
+        # from resync() first. The driver sets it (LiveMatch, on spectate and leave).
+        self.spectated = True
 
     # ---- what render_for reads ----------------------------------------------------------
 
@@ -291,7 +295,7 @@ class MatchRunner:
 
     def tick(self, now: float) -> list[Outgoing]:
         """Apply every timeout and forfeit due by ``now``."""
-        if self.status != "live":
+        if self.status != "live" or not (self._running_since or self._grace_until):
             return []
         timed_out = [seat for seat in sorted(self._running_since)
                      if self._remaining_ms(seat, now) <= 0]
@@ -413,8 +417,9 @@ class MatchRunner:
             (seat, render_for(self, seat, "events", events=batch.events, seq=batch.seq,
                               clocks_ms=clocks))
             for seat in range(self.num_seats)]
-        out.append((None, render_for(self, None, "events", events=batch.events, seq=batch.seq,
-                                     clocks_ms=clocks)))
+        if self.spectated:
+            out.append((None, render_for(self, None, "events", events=batch.events,
+                                         seq=batch.seq, clocks_ms=clocks)))
         return out
 
     def _stop_clock(self, seat: int, now: float) -> None:

@@ -4,10 +4,11 @@ goes, minus websockets and asyncio.
 The same work the server does for each action of a random match, in-process and in a loop:
 :meth:`server.runner.MatchRunner.receive_action` (the engine's check and apply, chance, the
 next decision), :func:`server.render.render_for` for every message it produces (events for
-each seat and the spectators, the next request with its view and legal actions) and the
-encoding of each message in the bench's encoding. Nothing else: no protocol session, no
-frames, no event loop, no store. Its time per action next to the server's CPU per action
-over real sockets splits the latter into "the game" and "everything around it".
+each seat, the next request with its view and legal actions; no spectators' copy, as
+nobody watches the bench's matches) and the encoding of each message in the bench's
+encoding. Nothing else: no protocol session, no frames, no event loop, no store. Its time
+per action next to the server's CPU per action over real sockets splits the latter into
+"the game" and "everything around it".
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ def play_one(game: Game, seed: int, encoding: Encoding = "json") -> int:
     rng = random.Random(seed)
     seats = [SeatInfo(f"seat{n}", "bot") for n in range(game.info.min_seats)]
     runner = MatchRunner(f"bench-{seed}", game, seats, None, seed)
+    runner.spectated = False  # as in the bench's server, where nobody watches
     out = runner.start(0.0)
     requests: dict[int, dict] = {}  # type: ignore[type-arg]
     actions = 0

@@ -68,6 +68,58 @@ async def test_play_bot_race_with_a_spectator_over_json_and_msgpack(server: Aren
         await c.close()
 
 
+async def test_spectators_who_leave_and_return_see_every_step_while_watching(
+        server: ArenaServer) -> None:
+    """The server renders no spectators' copy of a step while nobody watches; whoever watches
+    still gets every step, numbered without gaps, from the state they were given."""
+    house = await bot(server, "house", ["race"])
+    human = await WsClient.open(server.ws_url)
+    await human.hello(name="hum")
+    ref = await human.send({"type": "play_bot", "game": "race", "options": {"target": 40}})
+    match_id = (await human.expect_reply(ref))["match_id"]
+
+    async def move(client: WsClient) -> None:
+        request = await client.expect("request", match_id=match_id)
+        await client.send({"type": "action", "match_id": match_id,
+                           "request_id": request["request_id"], "action": {"add": 1}})
+
+    async def watch(client: WsClient) -> int:
+        ref = await client.send({"type": "spectate", "match_id": match_id})
+        return int((await client.expect_reply(ref))["seq"])
+
+    async def seqs(client: WsClient, n: int) -> list[int]:
+        return [(await client.expect("events", match_id=match_id))["seq"] for _ in range(n)]
+
+    async def leave(client: WsClient) -> None:
+        ref = await client.send({"type": "leave", "match_id": match_id})
+        assert (await client.expect_reply(ref))["type"] == "ok"
+
+    runner = server.live[match_id].runner
+    assert runner.spectated is False
+    a, b = await WsClient.open(server.ws_url), await WsClient.open(server.ws_url)
+    for watcher in (a, b):
+        await watcher.hello()
+    seq = await watch(a)
+    assert await watch(b) == seq and runner.spectated
+    await move(human)
+    await move(house)
+    assert await seqs(a, 2) == await seqs(b, 2) == [seq + 1, seq + 2]
+    await leave(a)
+    await move(human)
+    assert await seqs(b, 1) == [seq + 3]
+    ref = await a.send({"type": "ping"})
+    await a.expect_reply(ref)  # anything sent to a after it left would have come first
+    assert not [m for m in a._unread if m["type"] == "events"]
+    await leave(b)
+    assert runner.spectated is False
+    await move(house)  # nobody watches this step
+    assert await watch(a) == seq + 4
+    await move(human)
+    assert await seqs(a, 1) == [seq + 5]
+    for c in (house, human, a, b):
+        await c.close()
+
+
 def http_get(server: ArenaServer, path: str) -> tuple[int, Any]:
     try:
         with urllib.request.urlopen(server.http_url + path, timeout=5) as response:

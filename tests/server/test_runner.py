@@ -79,6 +79,23 @@ def test_events_are_numbered_and_reach_everyone() -> None:
     assert events[0][1]["events"] == [{"type": "added", "seat": 0, "add": 2, "count": 2}]
 
 
+def test_unwatched_steps_leave_out_the_spectators_copy() -> None:
+    runner = MatchRunner("m1", RACE, SEATS2, request_ids=ids())
+    runner.start(0.0)
+    runner.spectated = False
+    out = runner.receive_action(0, "r1", {"add": 2}, 0.1)
+    assert [r for r, m in out if m["type"] == "events"] == [0, 1]
+    # A spectator arrives: resync gives the state so far, and the next step's events follow.
+    runner.spectated = True
+    (_, start), = runner.resync(None, 0.15)
+    assert start["seq"] == 1
+    out = runner.receive_action(1, "r2", {"add": 1}, 0.2)
+    (watched,) = of(out, None, "events")
+    assert watched["seq"] == 2
+    # The seats' events are the same either way.
+    assert of(out, 0, "events")[0]["events"] == watched["events"]
+
+
 def play_race_to_end(runner: MatchRunner, t: float = 0.0) -> list[Outgoing]:
     out = runner.start(t)
     while not runner.is_over:

@@ -8,9 +8,12 @@ banks with increments, timeouts, resignation, and disconnect grace with forfeits
 It never reads a clock and never touches a socket. The caller passes ``now`` (seconds, any
 monotonic origin) into every call and delivers what comes back: a list of
 ``(recipient, message)`` pairs where ``recipient`` is a seat number or ``None`` meaning
-"every spectator" (one message, rendered once, for all of them). After each call the caller
-asks :meth:`MatchRunner.next_deadline` and arranges for :meth:`MatchRunner.tick` to be called
-then (a timer); calling ``tick`` early or late is harmless.
+"every spectator" (one message, rendered once, for all of them; a caller with nobody
+watching sets ``runner.spectated = False`` and the steps' events for spectators are left
+out, while ``match_start``, ``match_end`` and ``resync`` still render theirs). After each
+call the caller asks :meth:`MatchRunner.next_deadline` and arranges for
+:meth:`MatchRunner.tick` to be called then (a timer); calling ``tick`` early or late is
+harmless.
 
 Calling contract::
 

@@ -92,7 +92,7 @@ def test_unwatched_steps_leave_out_the_spectators_copy() -> None:
     out = runner.receive_action(1, "r2", {"add": 1}, 0.2)
     (watched,) = of(out, None, "events")
     assert watched["seq"] == 2
-    # The seats' events are the same either way.
+    # The spectators' copy carries the same public events as a seat's.
     assert of(out, 0, "events")[0]["events"] == watched["events"]
 
 

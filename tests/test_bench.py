@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 from collections.abc import Iterator
 
 import pytest
@@ -13,6 +14,7 @@ from games.goofspiel import GAME as GOOFSPIEL
 from engine import registry
 from server import cli
 from server.bench import engine as engine_bench
+from server.bench import game_path
 from server.bench.measure import Result, Workload, measure, print_table, run_for
 from server.commands import bench
 
@@ -97,6 +99,25 @@ def test_claim_situations_have_a_complete_side() -> None:
     for state, seat, flag in situations:
         side = state["flags"][flag - 1]["sides"][seat]
         assert state["flags"][flag - 1]["claimed"] is None and len(side) >= 3
+
+
+def test_interleaved_game_path_plays_each_match_as_alone() -> None:
+    """The interleaved game path takes each match through exactly the actions it makes when
+    played alone: it starts a seeded number of actions in, and a match that ends is replaced
+    by the next seed's match (a round with nothing applied for that slot)."""
+    game = registry.get("battleline")
+    first, second = game_path.play_one(game, 5), game_path.play_one(game, 6)
+    skipped = random.Random(5).randrange(game_path.AVERAGE_ACTIONS)
+    assert 0 < skipped < first
+    one = game_path.interleaved(game, 1, first_seed=5)
+    applied = [one() for _ in range(first - skipped + 1 + second)]
+    assert applied == [1] * (first - skipped) + [0] + [1] * second
+    assert sum(1 for _ in game_path.walk(game, 6)) == second
+
+    three = game_path.interleaved(game, 3, first_seed=11)
+    rounds = [three() for _ in range(200)]
+    assert all(0 <= n <= 3 for n in rounds) and rounds.count(3) > 150
+    assert 0 < 200 * 3 - sum(rounds) < 10  # a few matches ended and were replaced
 
 
 def test_help_lists_every_benchmark(capsys: pytest.CaptureFixture[str]) -> None:

@@ -30,11 +30,12 @@ decodes and forwards to the other seat, no game logic). The figures the issue as
 the ratios: server round trip p50/p99 ÷ echo p50/p99 (goal ≤ 2) and server actions/s ÷ relay
 moves/s (goal ≥ 0.5 with 500 matches). ``--quick`` is a tiny configuration for tests.
 
-Where the time goes: once per encoding, the **game path** (:mod:`server.bench.game_path`) —
-the runner, rendering and encoding of random matches in-process, no sockets — is timed too.
-The last table splits the server's CPU per action into that game path and the rest (the
-protocol session, websocket framing, the event loop, system calls, the store's writer
-thread), next to the relay's CPU per move and both load generators' CPU per unit.
+Where the time goes: at every level, the **game path** (:mod:`server.bench.game_path`) —
+the runner, rendering and encoding of as many random matches in-process, interleaved one
+action at a time, no sockets — is timed too. The last table splits the server's CPU per
+action into that game path and the rest (the protocol session, websocket framing, the event
+loop, system calls, the store's writer thread), next to the relay's CPU per move and both
+load generators' CPU per unit.
 """
 
 from __future__ import annotations
@@ -182,12 +183,15 @@ async def bench(args: argparse.Namespace
             tune_gc()
         try:
             for encoding in args.encoding or ["json"]:
-                # The floor: the same per-action work without sockets, event loop or store.
-                path = measure(game_path.workload(game, encoding), args.repeat,
-                               min(args.seconds, 2.0), 0.2, stderr_progress)
-                results.append(path)
-                path_us = 1e6 / path.median if path.median > 0 else float("nan")
                 for matches in levels:
+                    # The floor: the same per-action work with as many live matches, without
+                    # sockets, event loop or store. (Interleaved matches start spread over a
+                    # match's length: that set-up is their warm-up.)
+                    path = measure(game_path.workload(game, encoding, matches), args.repeat,
+                                   min(args.seconds, 2.0), 0.2 if matches == 1 else 0.0,
+                                   stderr_progress)
+                    results.append(path)
+                    path_us = 1e6 / path.median if path.median > 0 else float("nan")
                     settings = {"game": args.game, "encoding": encoding, "matches": matches}
                     name = f"{args.game} {encoding}, {matches} matches"
                     runs = await measured_runs(args, server.ws_url, seats, matches, encoding,

@@ -96,15 +96,9 @@ def interleaved(game: Game, matches: int, encoding: Encoding = "json",
 
 def workload(game: Game, encoding: Encoding = "json", matches: int = 1) -> Workload:
     """The game path with ``matches`` live matches interleaved (1: one match at a time)."""
-    if matches == 1:
-        def make() -> Operation:
-            seeds = iter(range(1, 1 << 30))
-            return lambda: play_one(game, next(seeds), encoding)
-        name = f"{game.info.name} {encoding}, game path without sockets"
-    else:
-        def make() -> Operation:
-            return interleaved(game, matches, encoding)
-        name = f"{game.info.name} {encoding}, game path without sockets, {matches} matches"
-    return Workload(name, "actions/s", make,
+    name = f"{game.info.name} {encoding}, game path without sockets"
+    if matches > 1:
+        name += f", {matches} matches"
+    return Workload(name, "actions/s", lambda: interleaved(game, matches, encoding),
                     {"game": game.info.name, "encoding": encoding, "in_process": True,
                      "matches": matches})

@@ -3,18 +3,23 @@ itself is never asserted in tests; the figures are what `arena bench engine` pri
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from games.goofspiel import GAME as GOOFSPIEL
+from websockets.asyncio.client import ClientConnection, connect
 
 from engine import registry
+from protocol import decode, encode
+from protocol.messages import SUBPROTOCOL_OF_ENCODING, Encoding
 from server import cli
+from server.bench import baselines, game_path
 from server.bench import engine as engine_bench
-from server.bench import game_path
 from server.bench.measure import Result, Workload, measure, print_table, run_for
 from server.commands import bench
 
@@ -138,11 +143,12 @@ def test_server_bench_quick_reports_baselines_and_ratios(
     names = [r["name"] for r in report["results"]]
     assert names == ["battleline json, game path without sockets",
                      "battleline json, 1 matches: actions", "battleline json, 1 matches: matches",
-                     "echo json, 1 clients: round trips", "relay json, 1 pairs: moves"]
+                     "echo json, 1 clients: round trips", "relay json, 1 pairs: moves",
+                     "shaped relay json, 1 matches: actions"]
     assert all(r["median"] > 0 for r in report["results"] if "matches:" not in r["name"])
     rows = report["settings"]["round_trip_ms"]
     assert [row["name"] for row in rows] == ["battleline json, 1 matches", "echo json, 1 clients",
-                                            "relay json, 1 pairs"]
+                                            "relay json, 1 pairs", "shaped relay json, 1 matches"]
     assert all(row["errors"] == 0 and row["samples"] > 0 for row in rows)
     (ratios,) = report["settings"]["ratios"]
     assert ratios["matches"] == 1 and ratios["encoding"] == "json"
@@ -150,7 +156,73 @@ def test_server_bench_quick_reports_baselines_and_ratios(
     assert ratios["p99_vs_echo"] == pytest.approx(ratios["server_p99_ms"] / ratios["echo_p99_ms"])
     assert ratios["rate_vs_relay"] == pytest.approx(
         ratios["server_actions_per_s"] / ratios["relay_moves_per_s"])
+    assert ratios["shaped_vs_relay"] == pytest.approx(
+        ratios["shaped_actions_per_s"] / ratios["relay_moves_per_s"])
+    assert ratios["rate_vs_shaped"] == pytest.approx(
+        ratios["server_actions_per_s"] / ratios["shaped_actions_per_s"])
     assert ratios["cpu_vs_relay"] == pytest.approx(
         ratios["server_cpu_us_per_action"] / ratios["relay_cpu_us_per_move"])
     assert all(row["window_cpu_us"] > 0 and row["client_cpu_us"] > 0 for row in rows)
     assert ratios["game_path_us_per_action"] > 0
+
+
+async def _answer_first_legal(ws: ClientConnection, encoding: Encoding,
+                              log: list[dict[str, Any]]) -> None:
+    """Log every message up to ``match_end``, answering each request with its first legal
+    action."""
+    while True:
+        frame = await ws.recv()
+        assert isinstance(frame, str if encoding == "json" else bytes)
+        message = decode(frame)
+        log.append(message)
+        if message["type"] == "match_end":
+            return
+        if message["type"] == "request":
+            await ws.send(encode({"type": "action", "match_id": message["match_id"],
+                                  "request_id": message["request_id"],
+                                  "action": message["legal_actions"][0]}, encoding))
+
+
+async def test_shaped_relay_sends_the_recorded_match_re_addressed() -> None:
+    """The shaped relay answers each action with the next recorded step's messages: every
+    seat gets exactly what the real runner sent it in that match, in each seat's encoding,
+    with the match id and fresh request ids put in; after ``match_end`` the seats seek again
+    and the next match replays (here the same recording, under new ids)."""
+    game = registry.get("battleline")
+    server, url = await baselines.start_shaped(game, recorded=1)
+    encodings: list[Encoding] = ["json", "msgpack"]
+    try:
+        clients = [await connect(url, subprotocols=[SUBPROTOCOL_OF_ENCODING[e]])  # type: ignore[list-item]
+                   for e in encodings]
+        for ws, encoding in zip(clients, encodings, strict=True):
+            await ws.send(encode({"type": "hello", "protocol": 1, "name": "t"}, encoding))
+            assert decode(await ws.recv())["type"] == "welcome"
+        expected: list[list[dict[str, Any]]] = [[], []]
+        for step in baselines.record(game, 1):
+            for seat, message in step:
+                expected[seat].append(message)
+        requests = sum(m["type"] == "request" for seat in expected for m in seat)
+        seen_ids: set[str] = set()
+        for number in range(2):
+            for ws, encoding in zip(clients, encodings, strict=True):
+                await ws.send(encode({"type": "seek", "game": "battleline"}, encoding))
+            received: list[list[dict[str, Any]]] = [[], []]
+            await asyncio.wait_for(asyncio.gather(
+                *(_answer_first_legal(ws, encoding, log)
+                  for ws, encoding, log in zip(clients, encodings, received, strict=True))), 30)
+            request_ids = {m["request_id"] for seat in received for m in seat
+                           if m["type"] == "request"}
+            assert {m["match_id"] for seat in received for m in seat} == {f"shaped-{number}"}
+            assert len(request_ids) == requests > 40
+            assert not request_ids & seen_ids
+            seen_ids |= request_ids
+            for seat in range(2):
+                assert [m["type"] for m in received[seat]] == [m["type"] for m in expected[seat]]
+                for got, want in zip(received[seat], expected[seat], strict=True):
+                    assert {k: v for k, v in got.items() if k not in ("match_id", "request_id")} \
+                        == {k: v for k, v in want.items() if k not in ("match_id", "request_id")}
+        for ws in clients:
+            await ws.close()
+    finally:
+        server.close()
+        await server.wait_closed()

@@ -34,28 +34,40 @@ AVERAGE_ACTIONS = 90
 the spread of the interleaved matches' starting points."""
 
 
-def walk(game: Game, seed: int, encoding: Encoding = "json") -> Iterator[None]:
-    """One random match through the runner, every message rendered and encoded; yields
-    after each action applied (the encoding of its messages comes with the next step)."""
+def steps(game: Game, seed: int) -> Iterator[list[tuple[int | None, dict[str, Any]]]]:
+    """One random match through the runner: yields the messages of each step, as
+    ``(recipient seat, message)`` (``None``: the spectators' copy), first those of the start,
+    then those each action caused; the action is a seeded random one of the request's legal
+    actions."""
     rng = random.Random(seed)
     seats = [SeatInfo(f"seat{n}", "bot") for n in range(game.info.min_seats)]
     runner = MatchRunner(f"bench-{seed}", game, seats, None, seed)
     runner.spectated = False  # as in the bench's server, where nobody watches
     out = runner.start(0.0)
     # Only what a server keeps of a request (its id; the legal actions are the runner's
-    # own list): the rendered messages are dropped once encoded, as the server drops them.
+    # own list): the rendered messages are dropped once the caller is done with them, as
+    # the server drops them once encoded.
     requests: dict[int, tuple[str, list[Any]]] = {}
     while True:
         for recipient, message in out:
-            encode(message, encoding)
             if message["type"] == "request" and recipient is not None:
                 requests[recipient] = (message["request_id"], message["legal_actions"])
+        yield out
         out = []
         if runner.is_over or not requests:
             return
         seat, (request_id, legal) = requests.popitem()
         out = runner.receive_action(seat, request_id, legal[rng.randrange(len(legal))], 0.0)
-        yield
+
+
+def walk(game: Game, seed: int, encoding: Encoding = "json") -> Iterator[None]:
+    """:func:`steps` with every message encoded; yields after each action applied (the
+    encoding of its messages comes with the next step)."""
+    for n, out in enumerate(steps(game, seed)):
+        if n:
+            yield
+        for _, message in out:
+            encode(message, encoding)
 
 
 def play_one(game: Game, seed: int, encoding: Encoding = "json") -> int:

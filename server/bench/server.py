@@ -25,10 +25,14 @@ Figures, each the median over ``--repeat`` runs of ``--seconds``:
 
 Measured in the same run, by the same load generator, at every level of ``--matches``
 (:mod:`server.bench.baselines`): a bare ``websockets`` **echo** (round trip of a move-sized
-frame, one client per match) and a bare **relay** (pairs of clients whose moves a server
-decodes and forwards to the other seat, no game logic). The figures the issue asks for are
-the ratios: server round trip p50/p99 ÷ echo p50/p99 (goal ≤ 2) and server actions/s ÷ relay
-moves/s (goal ≥ 0.5 with 500 matches). ``--quick`` is a tiny configuration for tests.
+frame, one client per match), a bare **relay** (pairs of clients whose moves a server
+decodes and forwards to the other seat, no game logic) and a **shaped relay** (the same
+bots as against the arena, answered with the arena's own recorded messages, no game logic:
+what this protocol's traffic alone allows on this machine). The figures the issue asks for
+are the ratios: server round trip p50/p99 ÷ echo p50/p99 (goal ≤ 2) and server actions/s ÷
+relay moves/s (goal ≥ 0.5 with 500 matches); shaped relay ÷ relay is the most any server
+speaking this protocol could show there, and server ÷ shaped relay what the game leaves of
+it. ``--quick`` is a tiny configuration for tests.
 
 Where the time goes: at every level, the **game path** (:mod:`server.bench.game_path`) —
 the runner, rendering and encoding of as many random matches in-process, interleaved one
@@ -53,7 +57,7 @@ from typing import Any
 from engine import registry
 from server.app import ArenaServer, tune_gc
 from server.bench import game_path
-from server.bench.baselines import start_echo, start_relay
+from server.bench.baselines import start_echo, start_relay, start_shaped
 from server.bench.measure import (
     Result,
     add_common,
@@ -75,7 +79,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--encoding", choices=("json", "msgpack"), action="append", default=None,
                    help="wire encoding (repeatable; default json)")
     p.add_argument("--no-baselines", action="store_true",
-                   help="skip the echo and relay yardsticks (and the ratios)")
+                   help="skip the echo, relay and shaped relay yardsticks (and the ratios)")
     p.add_argument("--quick", action="store_true",
                    help="a tiny run for tests: 1 and 2 matches, 1 repeat of 0.3 s, json")
     p.add_argument("--no-gc-tuning", action="store_true",
@@ -127,8 +131,9 @@ def ratio(a: float, b: float) -> float | None:
 
 
 async def measured_runs(args: argparse.Namespace, url: str, seats: int, matches: int,
-                        encoding: str, mode: str) -> list[dict[str, Any]]:
-    """``--repeat`` runs of one configuration, each with this process's CPU per unit."""
+                        encoding: str, mode: str, label: str = "") -> list[dict[str, Any]]:
+    """``--repeat`` runs of one configuration, each with this process's CPU per unit
+    (``label`` names the server in the progress lines; default: the mode)."""
     runs = []
     for n in range(args.repeat):
         cpu = time.process_time()
@@ -140,7 +145,7 @@ async def measured_runs(args: argparse.Namespace, url: str, seats: int, matches:
         run["server_cpu_us"] = ((time.process_time() - cpu) * 1e6 / max(1, run["actions"]))
         runs.append(run)
         stderr_progress(
-            f"{mode} {encoding} x{matches}: run {n + 1}/{args.repeat}: "
+            f"{label or mode} {encoding} x{matches}: run {n + 1}/{args.repeat}: "
             f"{run['actions'] / run['elapsed']:,.0f} /s, "
             f"p50 {run['latency_ms']['p50']:.3f} ms, "
             f"p99 {run['latency_ms']['p99']:.3f} ms, "
@@ -179,6 +184,8 @@ async def bench(args: argparse.Namespace
         await server.start("127.0.0.1", 0)
         echo, echo_url = await start_echo()
         relay, relay_url = await start_relay()
+        shaped, shaped_url = (await start_shaped(game) if not args.no_baselines
+                              else (None, ""))
         if not args.no_gc_tuning:
             tune_gc()
         try:
@@ -210,6 +217,8 @@ async def bench(args: argparse.Namespace
                                                     "echo")
                     relay_runs = await measured_runs(args, relay_url, 2, matches, encoding,
                                                      "relay")
+                    shaped_runs = await measured_runs(args, shaped_url, seats, matches,
+                                                      encoding, "arena", "shaped relay")
                     base = {**settings, "baseline": True}
                     results.append(Result(f"echo {encoding}, {matches} clients: round trips",
                                           "round trips/s",
@@ -219,9 +228,15 @@ async def bench(args: argparse.Namespace
                                           "moves/s",
                                           tuple(r["actions"] / r["elapsed"]
                                                 for r in relay_runs), base))
+                    results.append(Result(f"shaped relay {encoding}, {matches} matches: actions",
+                                          "actions/s",
+                                          tuple(r["actions"] / r["elapsed"]
+                                                for r in shaped_runs), base))
                     echo_row = summary(f"echo {encoding}, {matches} clients", echo_runs)
                     relay_row = summary(f"relay {encoding}, {matches} pairs", relay_runs)
-                    latencies.extend([echo_row, relay_row])
+                    shaped_row = summary(f"shaped relay {encoding}, {matches} matches",
+                                         shaped_runs)
+                    latencies.extend([echo_row, relay_row, shaped_row])
                     ratios.append({
                         "encoding": encoding, "matches": matches,
                         "server_p50_ms": row["p50_median"], "echo_p50_ms": echo_row["p50_median"],
@@ -231,6 +246,11 @@ async def bench(args: argparse.Namespace
                         "server_actions_per_s": row["rate"],
                         "relay_moves_per_s": relay_row["rate"],
                         "rate_vs_relay": ratio(row["rate"], relay_row["rate"]),
+                        "shaped_actions_per_s": shaped_row["rate"],
+                        "shaped_vs_relay": ratio(shaped_row["rate"], relay_row["rate"]),
+                        "rate_vs_shaped": ratio(row["rate"], shaped_row["rate"]),
+                        "shaped_cpu_us_per_action": shaped_row["window_cpu_us"],
+                        "shaped_client_cpu_us_per_action": shaped_row["client_cpu_us"],
                         "server_cpu_us_per_action": row["window_cpu_us"],
                         "relay_cpu_us_per_move": relay_row["window_cpu_us"],
                         "echo_cpu_us_per_round_trip": echo_row["window_cpu_us"],
@@ -244,6 +264,9 @@ async def bench(args: argparse.Namespace
             relay.close()
             await echo.wait_closed()
             await relay.wait_closed()
+            if shaped is not None:
+                shaped.close()
+                await shaped.wait_closed()
             await server.close()
             store.close()
     return results, latencies, ratios
@@ -279,20 +302,23 @@ def run(args: argparse.Namespace) -> int:
     if ratios:
         print()
         print("ratios (medians over runs)  p50 server/echo  p99 server/echo  "
-              "actions/s server/relay  CPU µs (counted): action / relay move")
+              "actions/s server/relay  shaped/relay  server/shaped")
         for r in ratios:
             label = f"{r['encoding']}, {r['matches']} matches"
             print(f"{label:<27}  {_fmt_ratio(r['p50_vs_echo']):>15}  "
                   f"{_fmt_ratio(r['p99_vs_echo']):>15}  {_fmt_ratio(r['rate_vs_relay']):>22}  "
-                  f"{r['server_cpu_us_per_action']:8.0f} / {r['relay_cpu_us_per_move']:.0f}")
+                  f"{_fmt_ratio(r['shaped_vs_relay']):>12}  {_fmt_ratio(r['rate_vs_shaped']):>13}")
         print()
         print("where the time goes, CPU µs per action (counted window; relay: per move)")
         print(f"{'':<27}  {'server':>7}  {'game path':>9}  {'sockets+loop+store':>18}  "
-              f"{'relay':>6}  {'clients':>8}  {'relay clients':>13}")
+              f"{'shaped':>6}  {'relay':>6}  {'clients':>8}  {'shaped clients':>14}  "
+              f"{'relay clients':>13}")
         for r in ratios:
             label = f"{r['encoding']}, {r['matches']} matches"
             server_us, path_us = r["server_cpu_us_per_action"], r["game_path_us_per_action"]
             print(f"{label:<27}  {server_us:7.0f}  {path_us:9.0f}  {server_us - path_us:18.0f}  "
-                  f"{r['relay_cpu_us_per_move']:6.0f}  {r['client_cpu_us_per_action']:8.0f}  "
+                  f"{r['shaped_cpu_us_per_action']:6.0f}  {r['relay_cpu_us_per_move']:6.0f}  "
+                  f"{r['client_cpu_us_per_action']:8.0f}  "
+                  f"{r['shaped_client_cpu_us_per_action']:14.0f}  "
                   f"{r['relay_client_cpu_us_per_move']:13.0f}")
     return 0

@@ -31,8 +31,8 @@ import orjson
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from protocol import decode as protocol_decode
 from protocol import encode
+from protocol.codec import decode_msgpack
 from protocol.messages import SUBPROTOCOL_OF_ENCODING
 from server.app import tune_gc
 from server.bench.baselines import move_message
@@ -42,11 +42,13 @@ def decode(frame: str | bytes, encoding: str) -> dict[str, Any]:
     """A frame from the server (or a yardstick), decoded as cheaply as possible: the load
     generator shares the machine's two cores with the server it measures, so its own
     parsing must cost little. JSON (text, or its UTF-8 bytes) goes to orjson; msgpack to the
-    protocol codec (already C)."""
+    protocol codec's C unpacker without its Python walk over the value (``strict=False``, as
+    the protocol's client session reads the server's messages)."""
     if encoding == "json":
         message: dict[str, Any] = orjson.loads(frame)
         return message
-    return protocol_decode(frame)
+    assert isinstance(frame, bytes)
+    return decode_msgpack(frame, strict=False)
 
 
 class Load:

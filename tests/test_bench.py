@@ -87,10 +87,23 @@ def test_arena_bench_engine_json(goofspiel_registered: None,
     assert "[1/2]" in err and "run 2/2" in err  # progress goes to stderr
 
 
-def test_unknown_game_and_every_benchmark_module_has_the_interface(
-        capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["bench", "engine", "--game", "nope", "--repeat", "1"]) == 2
-    assert "unknown game" in capsys.readouterr().err
+@pytest.mark.parametrize("argv", [
+    ["engine", "--game", "battleline", "--game", "nope", "--repeat", "1"],
+    ["server", "--game", "nope"],
+    ["ladder", "--game", "nope"],
+    ["strength", "nope", "random", "random"],
+    ["bot", "random", "--game", "nope"],
+])
+def test_an_unknown_game_is_refused_before_any_benchmark_runs(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["bench", *argv]) == 2
+    out, err = capsys.readouterr()
+    available = ", ".join(registry.names())
+    assert f"arena bench {argv[0]}: unknown game 'nope'; available: {available}" in err
+    assert out == "" and "run 1/" not in err  # nothing was measured
+
+
+def test_every_benchmark_module_has_the_interface() -> None:
     import importlib
     for module_name in bench.BENCHMARKS.values():
         module = importlib.import_module(module_name)

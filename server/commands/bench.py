@@ -11,6 +11,8 @@ import argparse
 import importlib
 import sys
 
+from engine import registry
+
 # name -> module; benchmarks that need bots/ live under server/commands/ (the composition root).
 BENCHMARKS: dict[str, str] = {
     "engine": "server.bench.engine",
@@ -42,6 +44,15 @@ def run(args: argparse.Namespace) -> int:
     if args._bench_error is not None:
         print(f"arena bench {args.benchmark}: unavailable ({args._bench_error})",
               file=sys.stderr)
+        return 2
+    # Every benchmark's --game (one name, or a repeatable list) is checked before anything
+    # runs: some run for minutes, or start a server, before they first look a game up.
+    chosen = getattr(args, "game", None)
+    unknown = [name for name in (chosen if isinstance(chosen, list) else [chosen])
+               if name is not None and name not in registry.names()]
+    if unknown:
+        print(f"arena bench {args.benchmark}: unknown game {', '.join(map(repr, unknown))}; "
+              f"available: {', '.join(registry.names())}", file=sys.stderr)
         return 2
     module = importlib.import_module(args._bench_module)
     return int(module.run(args) or 0)

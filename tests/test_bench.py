@@ -145,6 +145,10 @@ def test_help_lists_every_benchmark(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for name in bench.BENCHMARKS:
         assert name in out
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("bench ")]
+    assert set(bench.BENCHMARKS) <= set(line.replace(",", " ").split())
 
 
 def test_server_bench_quick_reports_baselines_and_ratios(

@@ -153,8 +153,9 @@ def test_help_lists_every_benchmark(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_server_bench_quick_reports_baselines_and_ratios(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """A tiny real run of `arena bench server` (loopback): the server, the echo and the relay
-    are each measured, and the ratios are reported. Structure only, never speed."""
+    """A tiny real run of `arena bench server` (loopback): the server and the echo, relay and
+    shaped relay yardsticks are each measured, and the ratios are reported. Structure only,
+    never speed."""
     assert cli.main(["bench", "server", "--quick", "--matches", "1", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     names = [r["name"] for r in report["results"]]

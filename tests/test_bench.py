@@ -20,6 +20,7 @@ from protocol.messages import SUBPROTOCOL_OF_ENCODING, Encoding
 from server import cli
 from server.bench import baselines, game_path
 from server.bench import engine as engine_bench
+from server.bench import server as server_bench
 from server.bench.measure import Result, Workload, measure, print_table, run_for
 from server.commands import bench
 
@@ -244,3 +245,21 @@ async def test_shaped_relay_sends_the_recorded_match_re_addressed() -> None:
     finally:
         server.close()
         await server.wait_closed()
+
+
+def test_goal_lines_say_which_goal_each_level_meets() -> None:
+    def level(matches: int, p50: float | None, p99: float, rate: float) -> dict[str, Any]:
+        return {"encoding": "json", "matches": matches, "p50_vs_echo": p50,
+                "p99_vs_echo": p99, "rate_vs_relay": rate, "shaped_vs_relay": 0.4}
+
+    lines = server_bench.goal_lines([level(1, 1.3, 2.0, 0.45), level(10, 1.9, 2.1, 0.2),
+                                     level(100, None, 1.0, 0.2), level(500, 4.8, 5.9, 0.5)])
+    assert lines[1:] == [
+        "  json, 1 matches: round trip met (1.30x / 2.00x)",
+        "  json, 10 matches: round trip NOT met (1.90x / 2.10x)",
+        "  json, 100 matches: round trip NOT met (- / 1.00x)",
+        "  json, 500 matches: round trip NOT met (4.80x / 5.90x)",
+        "  json, 500 matches: actions/s met (0.50x; the shaped relay, with no game: 0.40x)",
+    ]
+    (last,) = server_bench.goal_lines([level(500, 1.0, 1.0, 0.25)])[-1:]
+    assert "actions/s NOT met (0.25x;" in last

@@ -276,6 +276,37 @@ def _fmt_ratio(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}x"
 
 
+ROUND_TRIP_GOAL = 2.0
+"""A round trip's p50 and p99 at most this many times the echo's."""
+THROUGHPUT_GOAL = 0.5
+"""Actions per second with :data:`THROUGHPUT_MATCHES` matches at least this share of the
+relay's moves per second."""
+THROUGHPUT_MATCHES = 500
+
+
+def goal_lines(ratios: list[dict[str, Any]]) -> list[str]:
+    """One line per measured level and goal: the ratio against its goal, met or not."""
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+
+    lines = [f"goals: round trip p50 and p99 at most {ROUND_TRIP_GOAL:g}x the echo's; "
+             f"actions/s with {THROUGHPUT_MATCHES} matches at least {THROUGHPUT_GOAL:g}x "
+             f"the relay's moves/s"]
+    for r in ratios:
+        label = f"{r['encoding']}, {r['matches']} matches"
+        p50, p99 = r["p50_vs_echo"], r["p99_vs_echo"]
+        ok = p50 is not None and p99 is not None and max(p50, p99) <= ROUND_TRIP_GOAL
+        lines.append(f"  {label}: round trip {verdict(ok)} "
+                     f"({_fmt_ratio(p50)} / {_fmt_ratio(p99)})")
+        if r["matches"] == THROUGHPUT_MATCHES:
+            rate = r["rate_vs_relay"]
+            ok = rate is not None and rate >= THROUGHPUT_GOAL
+            lines.append(f"  {label}: actions/s {verdict(ok)} ({_fmt_ratio(rate)}; the shaped "
+                         f"relay, with no game: {_fmt_ratio(r['shaped_vs_relay'])})")
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
     if args.quick:
         args.matches = args.matches or [1, 2]
@@ -321,4 +352,6 @@ def run(args: argparse.Namespace) -> int:
                   f"{r['client_cpu_us_per_action']:8.0f}  "
                   f"{r['shaped_client_cpu_us_per_action']:14.0f}  "
                   f"{r['relay_client_cpu_us_per_move']:13.0f}")
+        print()
+        print("\n".join(goal_lines(ratios)))
     return 0

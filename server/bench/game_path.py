@@ -87,17 +87,17 @@ def interleaved(game: Game, matches: int, encoding: Encoding = "json",
     spread = random.Random(first_seed)
     live: list[Iterator[None]] = []
     for _ in range(matches):
-        steps = walk(game, next(seeds), encoding)
+        match = walk(game, next(seeds), encoding)
         for _ in range(spread.randrange(AVERAGE_ACTIONS)):
-            if next(steps, StopIteration) is StopIteration:
-                steps = walk(game, next(seeds), encoding)
+            if next(match, StopIteration) is StopIteration:
+                match = walk(game, next(seeds), encoding)
                 break
-        live.append(steps)
+        live.append(match)
 
     def one_round() -> int:
         applied = 0
-        for i, steps in enumerate(live):
-            if next(steps, StopIteration) is StopIteration:
+        for i, match in enumerate(live):
+            if next(match, StopIteration) is StopIteration:
                 live[i] = walk(game, next(seeds), encoding)
             else:
                 applied += 1

@@ -154,9 +154,14 @@ async def measured_runs(args: argparse.Namespace, url: str, seats: int, matches:
     return runs
 
 
+def per_second(runs: list[dict[str, Any]], key: str = "actions") -> tuple[float, ...]:
+    """Each run's ``key`` count (actions, or matches) per second."""
+    return tuple(r[key] / r["elapsed"] for r in runs)
+
+
 def summary(name: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Median rate and median p50/p99 over runs; the latency percentiles of the median run."""
-    rates = [r["actions"] / r["elapsed"] for r in runs]
+    rates = list(per_second(runs))
     median_run = runs[rates.index(statistics.median_low(rates))]
     return {"name": name, "rate": statistics.median(rates), **median_run["latency_ms"],
             "p50_median": statistics.median(r["latency_ms"]["p50"] for r in runs),
@@ -184,8 +189,7 @@ async def bench(args: argparse.Namespace
         await server.start("127.0.0.1", 0)
         echo, echo_url = await start_echo()
         relay, relay_url = await start_relay()
-        shaped, shaped_url = (await start_shaped(game) if not args.no_baselines
-                              else (None, ""))
+        shaped, shaped_url = await start_shaped(game)
         if not args.no_gc_tuning:
             tune_gc()
         try:
@@ -203,12 +207,10 @@ async def bench(args: argparse.Namespace
                     name = f"{args.game} {encoding}, {matches} matches"
                     runs = await measured_runs(args, server.ws_url, seats, matches, encoding,
                                                "arena")
-                    results.append(Result(f"{name}: actions", "actions/s",
-                                          tuple(r["actions"] / r["elapsed"] for r in runs),
+                    results.append(Result(f"{name}: actions", "actions/s", per_second(runs),
                                           settings))
                     results.append(Result(f"{name}: matches", "matches/s",
-                                          tuple(r["matches"] / r["elapsed"] for r in runs),
-                                          settings))
+                                          per_second(runs, "matches"), settings))
                     row = summary(name, runs)
                     latencies.append(row)
                     if args.no_baselines:
@@ -221,17 +223,11 @@ async def bench(args: argparse.Namespace
                                                       encoding, "arena", "shaped relay")
                     base = {**settings, "baseline": True}
                     results.append(Result(f"echo {encoding}, {matches} clients: round trips",
-                                          "round trips/s",
-                                          tuple(r["actions"] / r["elapsed"]
-                                                for r in echo_runs), base))
+                                          "round trips/s", per_second(echo_runs), base))
                     results.append(Result(f"relay {encoding}, {matches} pairs: moves",
-                                          "moves/s",
-                                          tuple(r["actions"] / r["elapsed"]
-                                                for r in relay_runs), base))
+                                          "moves/s", per_second(relay_runs), base))
                     results.append(Result(f"shaped relay {encoding}, {matches} matches: actions",
-                                          "actions/s",
-                                          tuple(r["actions"] / r["elapsed"]
-                                                for r in shaped_runs), base))
+                                          "actions/s", per_second(shaped_runs), base))
                     echo_row = summary(f"echo {encoding}, {matches} clients", echo_runs)
                     relay_row = summary(f"relay {encoding}, {matches} pairs", relay_runs)
                     shaped_row = summary(f"shaped relay {encoding}, {matches} matches",
@@ -260,13 +256,9 @@ async def bench(args: argparse.Namespace
                         "cpu_vs_relay": ratio(row["window_cpu_us"],
                                               relay_row["window_cpu_us"])})
         finally:
-            echo.close()
-            relay.close()
-            await echo.wait_closed()
-            await relay.wait_closed()
-            if shaped is not None:
-                shaped.close()
-                await shaped.wait_closed()
+            for yardstick in (echo, relay, shaped):
+                yardstick.close()
+                await yardstick.wait_closed()
             await server.close()
             store.close()
     return results, latencies, ratios

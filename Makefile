@@ -25,7 +25,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check engine protocol server bots clients tests
+	$(BIN)/ruff check engine protocol server bots clients tools tests
 
 golden: $(STAMP)
 	$(BIN)/arena golden --write

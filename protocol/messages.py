@@ -13,7 +13,7 @@ are allowed everywhere (peers ignore them), so objects never forbid extra keys.
 
 Regenerate the schema after editing this module::
 
-    python -m protocol schema > protocol/schema.json
+    python -m tools.schema > protocol/schema.json
 """
 
 from __future__ import annotations

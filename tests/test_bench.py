@@ -1,4 +1,4 @@
-"""The benchmark machinery (server/bench, `arena bench`): structure and arithmetic only. Speed
+"""The benchmark machinery (tools/bench, `arena bench`): structure and arithmetic only. Speed
 itself is never asserted in tests; the figures are what `arena bench engine` prints."""
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from websockets.asyncio.client import ClientConnection, connect
 from engine import registry
 from protocol import decode, encode
 from protocol.messages import SUBPROTOCOL_OF_ENCODING, Encoding
-from server import cli
-from server.bench import baselines, game_path
-from server.bench import engine as engine_bench
-from server.bench import server as server_bench
-from server.bench.measure import Result, Workload, measure, print_table, run_for
-from server.commands import bench
+from tools import cli
+from tools.bench import baselines, game_path
+from tools.bench import engine as engine_bench
+from tools.bench import server as server_bench
+from tools.bench.measure import Result, Workload, measure, print_table, run_for
+from tools.commands import bench
 
 
 @pytest.fixture

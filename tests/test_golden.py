@@ -12,7 +12,7 @@ import pytest
 from games.goofspiel import GAME as GOOFSPIEL
 
 from engine import registry
-from server.commands import golden
+from tools.commands import golden
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 CASES = [(name, seed) for name in registry.names() for seed in golden.SEEDS]

@@ -1,6 +1,7 @@
 """Subcommands of the ``arena`` program.
 
-This package is the composition root: the one place allowed to import every layer (it starts
-servers, bots and benchmarks). Each module defines ``add_arguments(parser)`` and ``run(args)``
-and is listed in :data:`server.cli.COMMANDS`.
+These are the server's own commands: they use ``server/`` and ``engine/`` only. The commands
+that compose layers (house bots, benchmarks, check-bot, golden files) live in
+``tools/commands/``; :data:`tools.cli.COMMANDS` lists both. Each module defines
+``add_arguments(parser)`` and ``run(args)``.
 """

@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from server.checkbot import CheckSettings, Report, check_bot
 from tests.clients_js.node_kit import ARENA
+from tools.checkbot import CheckSettings, Report, check_bot
 
 HERE = Path(__file__).resolve().parent
 BROKEN = [sys.executable, str(HERE / "broken_bot.py")]

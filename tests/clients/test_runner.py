@@ -13,11 +13,11 @@ import pytest
 import structlog
 from arena_fake import LEGAL, FakeArena
 
+from bots import registry as bots
 from bots.random_bot import RandomBot
-from clients import bots
 from clients.connection import ReconnectPolicy
 from clients.runner import BotRunner
-from server import cli
+from tools import cli
 
 FAST = ReconnectPolicy(initial_delay=0.01, max_delay=0.05, max_attempts=5)
 

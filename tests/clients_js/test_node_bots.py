@@ -12,7 +12,7 @@ import json
 import os
 from typing import Any
 
-from clients import bots
+from bots import registry as bots
 from clients.connection import ReconnectPolicy
 from clients.runner import BotRunner
 from server.app import ArenaServer

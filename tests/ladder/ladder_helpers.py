@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clients import bots
+from bots import registry as bots
 from clients.connection import NO_RECONNECT
 from clients.runner import BotRunner
 from server.app import ArenaServer

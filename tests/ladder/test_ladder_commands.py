@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from ladder_helpers import arena
 
-from server import cli
 from server.ladder import GameLadder, LadderSettings
 from server.ladder_store import LadderStore
 from server.render import Clock
 from server.storage import SqliteStore
+from tools import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SETTINGS = LadderSettings(
@@ -80,7 +80,7 @@ async def test_arena_bot_joins_a_ladder_from_the_command_line(tmp_path: Path) ->
         token = await asyncio.to_thread(a.store.create_account, "cli-bot", "bot")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "server.cli", "bot", "random", "--ladder", "battleline",
+            sys.executable, "-m", "tools.cli", "bot", "random", "--ladder", "battleline",
             "--bot-name", "rando", "--version", "7", "--max-matches", "2", "--matches", "3",
             f"--token={token}", "--server", a.server.ws_url, "--log-level", "warning",
             "--no-reconnect", stdout=asyncio.subprocess.PIPE, env=env)

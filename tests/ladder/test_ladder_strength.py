@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from ladder_helpers import Arena, arena
 
-from clients import bots
+from bots import registry as bots
 from server.ladder import GameLadder, LadderSettings
 from server.render import Clock
 

@@ -28,7 +28,7 @@ def schema() -> dict[str, Any]:
 
 def test_committed_schema_is_generated_from_the_catalogue() -> None:
     assert SCHEMA_PATH.read_text(encoding="utf-8") == schema_text(), (
-        "protocol/schema.json is out of date: python -m protocol schema > protocol/schema.json")
+        "protocol/schema.json is out of date: python -m tools.schema > protocol/schema.json")
 
 
 def test_schema_is_a_valid_draft_2020_12_schema(schema: dict[str, Any]) -> None:

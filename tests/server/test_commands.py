@@ -16,9 +16,9 @@ import pytest
 from engine import registry
 from engine.match import play, random_policy
 from engine.rng import Rng
-from server.cli import main
 from server.storage import MatchRow, SqliteStore
 from tests.server.wsclient import WsClient, play_random
+from tools.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,7 +70,7 @@ async def test_arena_run_serves_with_house_bot_processes_and_stops_cleanly(
         tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server.cli", "run", "--port", "0",
+        sys.executable, "-m", "tools.cli", "run", "--port", "0",
         "--db", str(tmp_path / "run.sqlite3"), "--log-level", "warning",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=env,
         cwd=str(tmp_path))

@@ -1,4 +1,4 @@
-"""The duplicate-pair strength bench (server/bench/strength.py) and legality over many games.
+"""The duplicate-pair strength bench (tools/bench/strength.py) and legality over many games.
 
 The 10,000-game legality run is a bench command (see bots/battleline/README.md); here a
 200-game sample keeps the suite fast.
@@ -18,7 +18,8 @@ from bots.battleline.greedy import GreedyBot
 from bots.random_bot import RandomBot
 from engine.battleline import GAME
 from engine.core import CHANCE
-from server.bench.strength import (
+from server.render import render_for
+from tools.bench.strength import (
     DuplicateStats,
     FixedOrder,
     GameResult,
@@ -28,8 +29,7 @@ from server.bench.strength import (
     play_pair,
     request_for,
 )
-from server.cli import main
-from server.render import render_for
+from tools.cli import main
 
 MAKERS = {"deep-barca": lambda seed: DeepBarca(seed),
           "greedy": lambda seed: GreedyBot(seed),

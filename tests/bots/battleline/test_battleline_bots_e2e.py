@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from bots import registry as bots
 from bots.battleline.deep_barca import DeepBarca
 from bots.battleline.greedy import GreedyBot
 from bots.random_bot import RandomBot
-from clients import bots
 from clients.connection import connect
 from clients.runner import BotRunner
 from server.app import ArenaServer

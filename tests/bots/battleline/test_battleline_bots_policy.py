@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from bots import registry as bots
 from bots.battleline.deep_barca import Decision, DeepBarca
 from bots.battleline.greedy import GreedyBot
-from clients import bots
 from engine.battleline import GAME
 from engine.battleline.formations import can_claim
 from engine.rng import Rng

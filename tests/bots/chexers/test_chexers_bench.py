@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from server.bench.tournament import percentile, play_match, seatings, wilson
-from server.cli import main
-from server.commands.bench_strength import lineups_for, parse_agent, tasks_for
+from tools.bench.tournament import percentile, play_match, seatings, wilson
+from tools.cli import main
+from tools.commands.bench_strength import lineups_for, parse_agent, tasks_for
 
 
 def test_wilson_interval_matches_known_values() -> None:

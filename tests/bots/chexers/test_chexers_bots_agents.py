@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from bots import registry as bots
 from bots.chexers import (
     AGENTS,
     Evaluator,
@@ -20,7 +21,6 @@ from bots.chexers import (
     mpmix_strategy,
     sum_utility,
 )
-from clients import bots
 from engine.chexers import GAME, START_CXN, Position
 from engine.match import Match
 
@@ -256,7 +256,7 @@ def test_malformed_options_are_rejected(options: dict[str, Any]) -> None:
 
 
 def test_bench_agent_specs_parse_the_new_options() -> None:
-    from server.commands.bench_strength import make_bot, parse_agent
+    from tools.commands.bench_strength import make_bot, parse_agent
 
     assert parse_agent("mp-mix:depth=4:cautious=true:max_nodes=3000") == (
         "mp-mix", {"depth": 4, "cautious": True, "max_nodes": 3000})

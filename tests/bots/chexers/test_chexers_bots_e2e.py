@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 
+from bots import registry as bots
 from bots.chexers import MaxnBot, MPMixBot
 from bots.random_bot import RandomBot
-from clients import bots
 from clients.connection import connect
 from clients.runner import BotRunner
 from server.app import ArenaServer

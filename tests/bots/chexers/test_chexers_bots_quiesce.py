@@ -12,7 +12,7 @@ from chexers_reference import maxn_root, minimax_root, sample_positions
 from bots.chexers import AGENTS, Evaluator, MaxnBot, MPMixBot, ParanoidBot, Search
 from engine.chexers import Position
 from engine.chexers.geometry import INDEX
-from server.commands.bench_strength import make_bot, parse_agent
+from tools.commands.bench_strength import make_bot, parse_agent
 
 # Crowded positions from seeded games (conversions all over the tree) and a cycle-biased set
 # (repetition draws inside the extension).

@@ -2,7 +2,7 @@
 
 Starts an :class:`~server.app.ArenaServer` on 127.0.0.1 (port 0, a temporary SQLite file) in
 this process, with the collector tamed as ``arena serve`` does, and for each run a load
-generator in a separate process (:mod:`server.bench.server_load`, so the clients do not share
+generator in a separate process (:mod:`tools.bench.server_load`, so the clients do not share
 the server's event loop): ``--matches`` concurrent matches of ``--game`` between guests that
 seek, answer every request at once with a random legal action, and seek again when a match
 ends. Everything a real deployment does happens: handshakes, seeks, per-seat rendering,
@@ -24,7 +24,7 @@ Figures, each the median over ``--repeat`` runs of ``--seconds``:
   the machine's cores with the server, so a rate is bounded by both.
 
 Measured in the same run, by the same load generator, at every level of ``--matches``
-(:mod:`server.bench.baselines`): a bare ``websockets`` **echo** (round trip of a move-sized
+(:mod:`tools.bench.baselines`): a bare ``websockets`` **echo** (round trip of a move-sized
 frame, one client per match), a bare **relay** (pairs of clients whose moves a server
 decodes and forwards to the other seat, no game logic) and a **shaped relay** (the same
 bots as against the arena, answered with the arena's own recorded messages, no game logic:
@@ -34,7 +34,7 @@ relay moves/s (goal ≥ 0.5 with 500 matches); shaped relay ÷ relay is the most
 speaking this protocol could show there, and server ÷ shaped relay what the game leaves of
 it. ``--quick`` is a tiny configuration for tests.
 
-Where the time goes: at every level, the **game path** (:mod:`server.bench.game_path`) —
+Where the time goes: at every level, the **game path** (:mod:`tools.bench.game_path`) —
 the runner, rendering and encoding of as many random matches in-process, interleaved one
 action at a time, no sockets — is timed too. The last table splits the server's CPU per
 action into that game path and the rest (the protocol session, websocket framing, the event
@@ -56,9 +56,11 @@ from typing import Any
 
 from engine import registry
 from server.app import ArenaServer, tune_gc
-from server.bench import game_path
-from server.bench.baselines import start_echo, start_relay, start_shaped
-from server.bench.measure import (
+from server.logs import configure_logging
+from server.storage import SqliteStore
+from tools.bench import game_path
+from tools.bench.baselines import start_echo, start_relay, start_shaped
+from tools.bench.measure import (
     Result,
     add_common,
     measure,
@@ -66,8 +68,6 @@ from server.bench.measure import (
     print_table,
     stderr_progress,
 )
-from server.logs import configure_logging
-from server.storage import SqliteStore
 
 HELP = "actions/s and action round trips through a live server with many concurrent matches"
 
@@ -95,7 +95,7 @@ RUN_TIMEOUT_S = 180.0
 async def one_run(url: str, game: str, seats: int, matches: int, encoding: str,
                   seconds: float, warmup: float, mode: str = "arena") -> dict[str, Any]:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server.bench.server_load", url, "--game", game,
+        sys.executable, "-m", "tools.bench.server_load", url, "--game", game,
         "--seats", str(seats), "--matches", str(matches), "--encoding", encoding,
         "--seconds", str(seconds), "--warmup", str(max(warmup, 0.3)), "--mode", mode,
         stdout=asyncio.subprocess.PIPE)

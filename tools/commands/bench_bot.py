@@ -25,16 +25,16 @@ import statistics
 import sys
 from typing import Any
 
-from clients import bots
+from bots import registry as bots
 from engine import registry
-from server.bench.tournament import (
+from tools.bench.tournament import (
     Progress,
     derive_seed,
     format_table,
     percentile,
     play_match,
 )
-from server.commands.bench_strength import make_bot, parse_agent
+from tools.commands.bench_strength import make_bot, parse_agent
 
 HELP = "decision time of bots (p50/p90/p99) over seeded games"
 

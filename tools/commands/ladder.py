@@ -31,7 +31,6 @@ from typing import Any
 import structlog
 
 from server.app import ArenaServer, tune_gc
-from server.commands.run import HouseBot, ensure_accounts, keep_running, stop_bot
 from server.commands.serve import DEFAULT_DB, add_server_arguments, wait_for_stop_signal
 from server.games import available_names
 from server.ladder import DEFAULT_CLOCK, LadderSettings
@@ -40,6 +39,7 @@ from server.ladder_store import LadderStore
 from server.logs import configure_logging
 from server.render import Clock
 from server.storage import SqliteStore
+from tools.commands.run import HouseBot, ensure_accounts, keep_running, stop_bot
 
 log = structlog.get_logger("arena.ladder")
 
@@ -176,7 +176,7 @@ async def start_ladder_bot(game: str, bot: HouseBot, ws_url: str, matches: int,
                            log_level: str) -> None:
     name = bot.account.removeprefix(f"house-{game}-")
     bot.process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server.cli", "bot", bot.bot, "--ladder", game,
+        sys.executable, "-m", "tools.cli", "bot", bot.bot, "--ladder", game,
         "--bot-name", name, "--version", "1", "--max-matches", str(matches),
         f"--token={bot.token}", "--server", ws_url,  # a token may start with "-"
         "--log-level", "warning" if log_level == "info" else log_level,

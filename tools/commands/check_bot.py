@@ -11,7 +11,7 @@ The command after ``--`` starts the bot. It gets ``ARENA_SERVER`` (websocket URL
 ``{server}``, ``{token}``, ``{game}`` in its arguments are replaced by the same values. The
 bot must connect and offer itself with ``autoplay`` for the game. A local server is started
 in-process; nothing else is needed. Exit status 0 only if every check passed (see
-:mod:`server.checkbot` for the checks).
+:mod:`tools.checkbot` for the checks).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 
 from engine import registry
-from server.checkbot import CheckSettings, check_bot
 from server.logs import configure_logging
+from tools.checkbot import CheckSettings, check_bot
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

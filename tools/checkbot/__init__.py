@@ -12,8 +12,8 @@ Everything the bot sends and receives passes through a websocket relay that reco
 relay is also how the situations are made: it re-delivers an old request (stale), and it cuts
 the bot's connection with a request pending (reconnect), exactly as a flaky network would.
 
-Checks, in order (each a :class:`CheckResult`; the relay is :mod:`server.checkbot.relay`,
-the opponents :mod:`server.checkbot.player`, the checks :mod:`server.checkbot.checker`):
+Checks, in order (each a :class:`CheckResult`; the relay is :mod:`tools.checkbot.relay`,
+the opponents :mod:`tools.checkbot.player`, the checks :mod:`tools.checkbot.checker`):
 
 * **connect** — hello → welcome, then ``autoplay`` for the game;
 * **ordinary turns** — a whole match: every request answered in time, no error;
@@ -31,7 +31,7 @@ The server runs in-process (127.0.0.1, port 0, SQLite in a temporary directory).
 
 from __future__ import annotations
 
-from server.checkbot.checker import (
+from tools.checkbot.checker import (
     BOT_ACCOUNT,
     CheckResult,
     CheckSettings,

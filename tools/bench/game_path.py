@@ -25,9 +25,9 @@ from typing import Any
 from engine.core import Game
 from protocol import encode
 from protocol.messages import Encoding
-from server.bench.measure import Operation, Workload
 from server.render import SeatInfo
 from server.runner import MatchRunner
+from tools.bench.measure import Operation, Workload
 
 AVERAGE_ACTIONS = 90
 """About how many actions a random Battle Line match lasts (10,770 in 120 seeded matches):

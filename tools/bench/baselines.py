@@ -3,7 +3,7 @@ like the arena.
 
 All are plain ``websockets`` servers on 127.0.0.1 (port 0) with no game logic, run in the
 bench process exactly like the arena server, and driven by the same load generator process
-(:mod:`server.bench.server_load`, modes ``echo``, ``relay`` and, for the shaped relay, the
+(:mod:`tools.bench.server_load`, modes ``echo``, ``relay`` and, for the shaped relay, the
 arena's own mode):
 
 * **echo**: every frame a client sends comes straight back. Its round trip is the floor a
@@ -39,7 +39,7 @@ from websockets.exceptions import ConnectionClosed
 from engine.core import Game
 from protocol import decode, encode
 from protocol.messages import PROTOCOL_VERSION, SUBPROTOCOLS, Encoding, encoding_of
-from server.bench.game_path import steps
+from tools.bench.game_path import steps
 
 
 def move_message(index: int) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from engine import registry
 from engine.core import CHANCE, Game, State
 from engine.match import play, random_policy
 from engine.rng import Rng
-from server.bench.measure import (
+from tools.bench.measure import (
     Operation,
     Result,
     Workload,

@@ -1,4 +1,4 @@
-"""The checks of ``arena check-bot`` (see :mod:`server.checkbot`): set-up, one method per
+"""The checks of ``arena check-bot`` (see :mod:`tools.checkbot`): set-up, one method per
 situation, and :func:`check_bot`, which runs them all and returns the :class:`Report`."""
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Any
 
 from engine import registry
 from server.app import ArenaServer
-from server.checkbot.player import ScriptedPlayer
-from server.checkbot.relay import Relay
 from server.storage import SqliteStore
+from tools.checkbot.player import ScriptedPlayer
+from tools.checkbot.relay import Relay
 
 BOT_ACCOUNT = "checked-bot"
 POLL_S = 0.02

@@ -6,7 +6,7 @@
     arena bot random --games battleline,chexers --encoding msgpack --max-matches 4 --seek
     arena bot deep-barca --ladder battleline --version 2 --seed-from 1 --token TOKEN
 
-NAME is a registered bot (``clients.bots.names()``) or ``module:attribute``. The bot is
+NAME is a registered bot (``bots.registry.names()``) or ``module:attribute``. The bot is
 offered for autoplay (the server seats it) unless ``--seek`` is given. Logs are structlog
 JSON lines on stderr, one per event (connected, match_start, match_end, errors, …).
 """
@@ -21,7 +21,7 @@ from typing import Any
 
 from websockets.exceptions import InvalidHandshake
 
-from clients import bots
+from bots import registry as bots
 from clients.connection import DEFAULT_RECONNECT, NO_RECONNECT, ArenaError
 from clients.runner import BotRunner
 from server.logs import configure_logging

@@ -8,7 +8,7 @@
   bots with one free slot each (every bot gets paired), in rounds per second;
 * **matches per minute** (skip with ``--no-server``): a real server with its ladder on a fresh
   SQLite file, and ``--bots`` quick bots (random legal actions, answered at once) in a second
-  process (:mod:`server.bench.ladder_bots`), each on ``--game``'s ladder with
+  process (:mod:`tools.bench.ladder_bots`), each on ``--game``'s ladder with
   ``--max-matches`` at once; after ``--warmup`` seconds, rated ladder matches are counted over
   ``--repeat`` consecutive windows of ``--server-seconds`` each.
 
@@ -28,7 +28,12 @@ import time
 from pathlib import Path
 
 from engine import registry
-from server.bench.measure import (
+from server.ladder import GameLadder, LadderSettings
+from server.ladder_book import LadderBook
+from server.ratings import Rating, rate
+from server.render import Clock
+from server.scheduler import Candidate, PairLog, Policy, plan
+from tools.bench.measure import (
     Operation,
     Result,
     Workload,
@@ -38,11 +43,6 @@ from server.bench.measure import (
     print_table,
     stderr_progress,
 )
-from server.ladder import GameLadder, LadderSettings
-from server.ladder_book import LadderBook
-from server.ratings import Rating, rate
-from server.render import Clock
-from server.scheduler import Candidate, PairLog, Policy, plan
 
 HELP = "ladder: rating update cost, pairing rounds, matches per minute with quick bots"
 
@@ -134,7 +134,7 @@ async def matches_per_minute(args: argparse.Namespace) -> Result:
         tokens = [await asyncio.to_thread(store.create_account, f"quick-{n}", "bot")
                   for n in range(args.bots)]
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "server.bench.ladder_bots", server.ws_url,
+            sys.executable, "-m", "tools.bench.ladder_bots", server.ws_url,
             "--game", args.game, "--max-matches", str(args.max_matches),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
         assert process.stdin is not None and process.stdout is not None

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from clients import bots as bot_registry
+from bots import registry as bot_registry
 from server.app import ArenaServer, tune_gc
 from server.commands.serve import add_server_arguments, wait_for_stop_signal
 from server.games import available_names
@@ -96,7 +96,7 @@ def games_for(bot: str, games: list[str]) -> list[str]:
 async def start_bot(bot: HouseBot, ws_url: str, games: list[str], matches: int,
                     log_level: str) -> None:
     bot.process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server.cli", "bot", bot.bot, "--autoplay",
+        sys.executable, "-m", "tools.cli", "bot", bot.bot, "--autoplay",
         "--games", ",".join(games), "--max-matches", str(matches), f"--token={bot.token}",
         "--server", ws_url, "--log-level", "warning" if log_level == "info" else log_level,
         stdin=asyncio.subprocess.DEVNULL,

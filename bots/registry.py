@@ -1,10 +1,14 @@
-"""Bots by name, for ``arena bot NAME``.
+"""Bots by name, for ``arena bot NAME`` and the house bots of ``arena run``.
 
 A *factory* makes a bot: ``factory(seed=None, **options) -> bot`` where a bot has
-``choose(request) -> action`` (see :mod:`clients.runner`). Built-in bots are named here as
-``"module:attribute"`` strings and imported on first use, so this module does not depend on
-``bots/`` at import time. Any ``"module:attribute"`` string works as a name too, for bots
-that live outside the registry.
+``choose(request) -> action`` (the policy contract of :mod:`clients.runner`). The built-in
+bots are named in :data:`_BUILTIN` by plain functions that import their module on first use
+(a command that names one bot does not pay for loading every model). The ``arena`` program
+(``tools/``, the composition root) imports this registry; ``clients/`` does not: the bot
+runner drives whatever policy it is handed.
+
+A ``"module:attribute"`` string works as a name too, for bots that live outside the registry
+(``arena bot mypackage.mybot:MyBot``).
 """
 
 from __future__ import annotations
@@ -15,23 +19,47 @@ from typing import Any
 
 BotFactory = Callable[..., Any]
 
-_BUILTIN: dict[str, str] = {
-    "random": "bots.random_bot:RandomBot",
+
+def _random() -> BotFactory:
+    from bots.random_bot import RandomBot
+    return RandomBot
+
+
+def _deep_barca() -> BotFactory:
     # Battle Line: Deep Barca, the probabilistic agent of the seed paper (bots/battleline).
-    "deep-barca": "bots.battleline.deep_barca:DeepBarca",
-    # Chexers search agents of the seed report (bots/chexers; Chexers only).
-    "greedy": "bots.chexers.agents:GreedyBot",
-    "maxn": "bots.chexers.agents:MaxnBot",
-    "random-maxn": "bots.chexers.agents:RandomMaxnBot",
-    "paranoid": "bots.chexers.agents:ParanoidBot",
-    "offensive": "bots.chexers.agents:OffensiveBot",
-    "mp-mix": "bots.chexers.agents:MPMixBot",
+    from bots.battleline.deep_barca import DeepBarca
+    return DeepBarca
+
+
+def _battleline_greedy() -> BotFactory:
+    from bots.battleline.greedy import GreedyBot
+    return GreedyBot
+
+
+def _chexers(name: str) -> Callable[[], BotFactory]:
+    """The Chexers search agents of the seed report (bots/chexers; Chexers only)."""
+    def load() -> BotFactory:
+        from bots.chexers import agents
+        factory: BotFactory = getattr(agents, name)
+        return factory
+    return load
+
+
+_BUILTIN: dict[str, Callable[[], BotFactory]] = {
+    "random": _random,
+    "deep-barca": _deep_barca,
+    "greedy": _chexers("GreedyBot"),
+    "maxn": _chexers("MaxnBot"),
+    "random-maxn": _chexers("RandomMaxnBot"),
+    "paranoid": _chexers("ParanoidBot"),
+    "offensive": _chexers("OffensiveBot"),
+    "mp-mix": _chexers("MPMixBot"),
 }
 _FACTORIES: dict[str, BotFactory] = {}
-_BY_GAME: dict[str, dict[str, str]] = {
+_BY_GAME: dict[str, dict[str, Callable[[], BotFactory]]] = {
     # Game -> name -> bot: where a name means a different bot for that game. "greedy" is the
     # Chexers agent unless the game is Battle Line, whose greedy baseline lives in bots/.
-    "battleline": {"greedy": "bots.battleline.greedy:GreedyBot"},
+    "battleline": {"greedy": _battleline_greedy},
 }
 
 
@@ -51,11 +79,15 @@ def unregister(name: str) -> None:
     _FACTORIES.pop(name, None)
 
 
-def _load(target: str) -> BotFactory:
+def _load_external(target: str) -> BotFactory:
+    """The factory a ``"module:attribute"`` name points at (a bot outside the registry)."""
     module_name, _, attribute = target.partition(":")
     if not attribute:
         raise UnknownBot(target)
-    module = importlib.import_module(module_name)
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        raise UnknownBot(target) from None
     try:
         factory: BotFactory = getattr(module, attribute)
     except AttributeError:
@@ -68,15 +100,12 @@ def get(name: str, game: str | None = None) -> BotFactory:
     ``"module:attribute"`` it names. With ``game``, a bot that name means for that game
     only (Battle Line's ``greedy``) comes first. Raises :class:`UnknownBot`."""
     if game is not None and name in _BY_GAME.get(game, {}):
-        return _load(_BY_GAME[game][name])
+        return _BY_GAME[game][name]()
     if name not in _FACTORIES:
         if name in _BUILTIN:
-            register(name, _load(_BUILTIN[name]))
+            register(name, _BUILTIN[name]())
         elif ":" in name:
-            try:
-                return _load(name)
-            except ImportError:
-                raise UnknownBot(name) from None
+            return _load_external(name)
         else:
             raise UnknownBot(name)
     return _FACTORIES[name]

@@ -35,7 +35,7 @@ from typing import Any
 from engine import registry
 from engine.core import CHANCE, ActionError, Game, Outcome, State, canonical_json
 from engine.rng import seed_from_text
-from server.bench.tournament import Progress, derive_seed, percentile, wilson
+from tools.bench.tournament import Progress, derive_seed, percentile, wilson
 
 BotMaker = Callable[[str, int], Any]
 """``(agent spec, seed) -> bot``: how the command that names bots makes one."""

@@ -1,7 +1,7 @@
 """``arena bench <benchmark>``: benchmarks are programs that print figures.
 
 Each benchmark is one module with ``HELP``, ``add_arguments(parser)`` and ``run(args)`` (see
-:mod:`server.bench`), listed in :data:`BENCHMARKS`; adding one is one line here. A module that
+:mod:`tools.bench`), listed in :data:`BENCHMARKS`; adding one is one line here. A module that
 fails to import is reported as unavailable when chosen and does not take the others down.
 """
 
@@ -13,13 +13,13 @@ import sys
 
 from engine import registry
 
-# name -> module; benchmarks that need bots/ live under server/commands/ (the composition root).
+# name -> module; every one lives in tools/ (the composition root may import any layer).
 BENCHMARKS: dict[str, str] = {
-    "engine": "server.bench.engine",
-    "server": "server.bench.server",
-    "ladder": "server.bench.ladder",
-    "strength": "server.commands.bench_strength",
-    "bot": "server.commands.bench_bot",
+    "engine": "tools.bench.engine",
+    "server": "tools.bench.server",
+    "ladder": "tools.bench.ladder",
+    "strength": "tools.commands.bench_strength",
+    "bot": "tools.commands.bench_bot",
 }
 
 

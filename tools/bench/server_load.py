@@ -1,6 +1,6 @@
 """The load generator of ``arena bench server``, run as its own process.
 
-    python -m server.bench.server_load WS_URL --game battleline --matches 20 --seconds 3
+    python -m tools.bench.server_load WS_URL --game battleline --matches 20 --seconds 3
 
 Opens ``matches × seats`` guest connections, has every one seek the game, answers every
 request at once with a random legal action, seeks again after each match, and once every
@@ -10,7 +10,7 @@ from sending it to receiving the ``events`` it caused. Prints one JSON object on
 Plain websockets, orjson and the protocol codec only: it measures the server, not a client
 library, and spends as little CPU as it can (it shares the machine with the server).
 
-``--mode echo`` and ``--mode relay`` drive the yardsticks of :mod:`server.bench.baselines`
+``--mode echo`` and ``--mode relay`` drive the yardsticks of :mod:`tools.bench.baselines`
 instead, with the same process, clients and counting: ``--matches`` echo clients each
 sending a move-sized frame and waiting for it to come back (the round trip), or
 ``--matches`` pairs of clients that answer every forwarded move with a move of their own
@@ -35,7 +35,7 @@ from protocol import encode
 from protocol.codec import decode_msgpack
 from protocol.messages import SUBPROTOCOL_OF_ENCODING
 from server.app import tune_gc
-from server.bench.baselines import move_message
+from tools.bench.baselines import move_message
 
 
 def decode(frame: str | bytes, encoding: str) -> dict[str, Any]:
@@ -239,7 +239,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m server.bench.server_load")
+    p = argparse.ArgumentParser(prog="python -m tools.bench.server_load")
     p.add_argument("url")
     p.add_argument("--game", default="battleline")
     p.add_argument("--seats", type=int, default=2)

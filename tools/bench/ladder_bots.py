@@ -1,6 +1,6 @@
 """The quick ladder bots of ``arena bench ladder``, run as their own process.
 
-    python -m server.bench.ladder_bots WS_URL --game battleline --max-matches 1 < tokens.json
+    python -m tools.bench.ladder_bots WS_URL --game battleline --max-matches 1 < tokens.json
 
 Reads a JSON list of account tokens on stdin; for each, opens a connection, says hello with
 the token, joins ``--game``'s ladder (bot ``quick-<n>``, version 1) and answers every request

@@ -1,4 +1,10 @@
-"""The ``arena`` program: one entry point, one module per subcommand (``server/commands/``).
+"""The ``arena`` program: one entry point, one module per subcommand.
+
+This is the composition root (DESIGN.md): the one place that wires every layer together.
+Subcommands that compose layers (``run`` starts house bots, ``bench``, ``check-bot``,
+``golden``, ``bot``, ``ladder``) live in ``tools/commands/``; the server's own commands, which
+need nothing but ``server/`` and ``engine/`` (``serve``, ``account``, ``replay``, ``play``),
+live in ``server/commands/``.
 
 A subcommand module that fails to import is reported as unavailable when chosen; it does not
 take the other subcommands down.
@@ -13,16 +19,16 @@ from collections.abc import Sequence
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "run": ("server.commands.run", "the main job: a server with house bots (make run)"),
+    "run": ("tools.commands.run", "the main job: a server with house bots (make run)"),
     "play": ("server.commands.play", "play one seeded match in-process and print it"),
-    "golden": ("server.commands.golden", "regenerate or check the golden playthroughs"),
-    "bench": ("server.commands.bench", "benchmarks: engine, server, ladder, strength, bot"),
+    "golden": ("tools.commands.golden", "regenerate or check the golden playthroughs"),
+    "bench": ("tools.commands.bench", "benchmarks: engine, server, ladder, strength, bot"),
     "serve": ("server.commands.serve", "run the websocket server alone"),
     "replay": ("server.commands.replay", "print or export a finished match"),
     "account": ("server.commands.account", "create or list accounts (bearer tokens)"),
-    "bot": ("server.commands.bot", "connect a bot (random, …) to a server and play"),
-    "ladder": ("server.commands.ladder", "the bot ladder: run with house bots, show, rerate"),
-    "check-bot": ("server.commands.check_bot",
+    "bot": ("tools.commands.bot", "connect a bot (random, …) to a server and play"),
+    "ladder": ("tools.commands.ladder", "the bot ladder: run with house bots, show, rerate"),
+    "check-bot": ("tools.commands.check_bot",
                   "run a bot through scripted situations on a local server and report"),
 }
 

@@ -47,10 +47,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from clients import bots
+from bots import registry as bots
 from engine import registry
-from server.bench import strength as duplicate
-from server.bench.tournament import (
+from tools.bench import strength as duplicate
+from tools.bench.tournament import (
     Progress,
     derive_seed,
     format_table,
@@ -73,7 +73,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", help="game name (e.g. chexers)")
     p.add_argument("bots", nargs="*", metavar="BOT",
                    help="two bots for a duplicate-pair match instead of a round robin: every "
-                        "deal played twice, seats swapped (server/bench/strength.py), e.g. "
+                        "deal played twice, seats swapped (tools/bench/strength.py), e.g. "
                         "'battleline deep-barca greedy -n 1000'")
     p.add_argument("--agents", default=None,
                    help="comma-separated agents (default for chexers: "

@@ -4,7 +4,7 @@ strength`` and ``arena bench bot``): seatings, seeded random openings, one match
 
 Bots are duck-typed (any object with ``choose(request) -> action``, the contract of
 :mod:`clients.runner`), so this module needs only ``engine/``; the commands that name bots
-live in ``server/commands/`` (the composition root).
+(``tools/commands/``) take them from the registry in :mod:`bots.registry`.
 
 A match here is a :class:`~engine.match.Match` driven exactly as the server drives one: each
 seat that must act gets a request (``view``, ``legal_actions``, ``seat``, ``clock_ms=None``)

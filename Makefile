@@ -26,6 +26,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check engine protocol server bots clients tools tests
+	$(BIN)/mypy
 
 golden: $(STAMP)
 	$(BIN)/arena golden --write

@@ -53,7 +53,7 @@ Mode = Literal["autoplay", "seek", "ladder"]
 class Bot(Protocol):
     """What the runner needs from a bot: one method."""
 
-    def choose(self, request: Mapping[str, Any]) -> Any:
+    def choose(self, request: dict[str, Any]) -> Any:
         """Return one of ``request["legal_actions"]`` (or any action: the server judges)."""
 
 

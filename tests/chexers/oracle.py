@@ -5,6 +5,7 @@ Tests compare the engine against it move by move. Slow on purpose: no tables, no
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 STEPS = [(-1, 0), (0, -1), (1, -1), (1, 0), (0, 1), (-1, 1)]
 EXITS = {
@@ -51,9 +52,9 @@ class OracleGame:
     def colour(self) -> str:
         return "rgb"[self.turns % 3]
 
-    def actions(self) -> list:
+    def actions(self) -> list[tuple[str, Any]]:
         me = self.colour()
-        out = []
+        out: list[tuple[str, Any]] = []
         for h in ALL_HEXES:  # canonical order: q, then r
             if self.board.get(h) != me:
                 continue

@@ -16,6 +16,7 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
 
 from protocol import ServerSession, encoding_of, select_subprotocol
 from protocol.messages import SUBPROTOCOLS
@@ -70,10 +71,15 @@ class FakeArena:
         self._server: Server | None = None
         self.url = ""
 
+    @staticmethod
+    def _select(connection: ServerConnection, offered: Any) -> Subprotocol | None:
+        chosen = select_subprotocol(list(offered))
+        return None if chosen is None else Subprotocol(chosen)
+
     async def __aenter__(self) -> FakeArena:
         self._server = await serve(
-            self._handler, "127.0.0.1", 0, subprotocols=list(SUBPROTOCOLS),
-            select_subprotocol=lambda _conn, offered: select_subprotocol(list(offered)))
+            self._handler, "127.0.0.1", 0, subprotocols=[Subprotocol(s) for s in SUBPROTOCOLS],
+            select_subprotocol=self._select)
         port = next(iter(self._server.sockets)).getsockname()[1]
         self.url = f"ws://127.0.0.1:{port}/ws"
         return self
@@ -151,13 +157,13 @@ class FakeArena:
             match = self.matches[msg["match_id"]]
             await self._end(owner, match, [1, 0], "resignation")
         elif kind == "get_replay":
-            match = self.matches.get(msg["match_id"])
-            if match is None:
+            found = self.matches.get(msg["match_id"])
+            if found is None:
                 proto.error("not_found", "no such match", to=msg)
             else:
-                proto.reply(msg, {"type": "replay", "match_id": match.match_id,
+                proto.reply(msg, {"type": "replay", "match_id": found.match_id,
                                   "game": "count", "options": {}, "seats": self._seats(owner),
-                                  "status": "over" if match.over else "live",
+                                  "status": "over" if found.over else "live",
                                   "outcome": None, "steps": []})
         else:
             proto.error("bad_request", f"the fake server does not do {kind}", to=msg)

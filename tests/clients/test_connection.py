@@ -187,6 +187,7 @@ async def test_reconnect_gives_up_after_bounded_attempts() -> None:
     # the server is gone: the drop cannot be repaired
     with pytest.raises((ConnectionLost, ProtocolError)):
         await conn.act(request, {"n": 1})
+    assert conn._reader is not None  # noqa: SLF001
     await asyncio.wait_for(conn._reader, 5)  # noqa: SLF001 - the reader ends by itself
     assert conn.closed
     await conn.close()

@@ -184,7 +184,7 @@ def arena_in_thread() -> Iterator[FakeArena]:
     thread.start()
     assert ready.wait(5)
     yield arena
-    loop.call_soon_threadsafe(lambda: stop is not None and stop.set_result(None))
+    loop.call_soon_threadsafe(lambda: None if stop is None else stop.set_result(None))
     thread.join(5)
     loop.close()
 

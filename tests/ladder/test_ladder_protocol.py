@@ -130,8 +130,10 @@ async def test_rated_matches_history_replays_and_http(tmp_path: Path) -> None:
             assert rated
             seat = rated[0]["seats"][0]
             assert seat["rank"] in (0, 1) and seat["ordinal_after"] is not None
-            for kind, fields in (("get_leaderboard", {}), ("list_ladder_matches", {}),
-                                 ("get_rating_history", {"bot": "perfect", "limit": 3})):
+            queries: list[tuple[str, dict[str, Any]]] = [
+                ("get_leaderboard", {}), ("list_ladder_matches", {}),
+                ("get_rating_history", {"bot": "perfect", "limit": 3})]
+            for kind, fields in queries:
                 whole = await viewer.request(kind, game="race", **fields)
                 validate_server_message(whole)  # every field as the schema says
             assert len(whole["points"]) == 3 and whole["points"] == points[-3:]

@@ -107,8 +107,10 @@ def test_second_hello_on_an_open_session_is_a_bad_request() -> None:
 
 def test_malformed_frames_are_answered_and_the_session_survives() -> None:
     session = open_session()
-    for frame, needle in [("not json", "not valid JSON"), ("[1]", "must be an object"),
-                          (b"\xc1", "not valid msgpack"), ('{"id": 4}', "'type' is missing")]:
+    frames: list[tuple[str | bytes, str]] = [
+        ("not json", "not valid JSON"), ("[1]", "must be an object"),
+        (b"\xc1", "not valid msgpack"), ('{"id": 4}', "'type' is missing")]
+    for frame, needle in frames:
         events, sent = feed(session, frame)
         assert events == []
         assert sent[0]["type"] == "error" and sent[0]["code"] == "malformed"

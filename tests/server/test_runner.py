@@ -101,6 +101,7 @@ def play_race_to_end(runner: MatchRunner, t: float = 0.0) -> list[Outgoing]:
     while not runner.is_over:
         t += 0.01
         (seat,) = [r for r, m in out if m["type"] == "request"]
+        assert seat is not None
         out = runner.receive_action(seat, runner.pending_request_id(seat), {"add": 2}, t)
     return out
 
@@ -277,6 +278,7 @@ def test_requests_later_splits_a_step_into_events_then_the_same_requests() -> No
     for _ in range(40):
         assert out_whole == out_split
         (seat, request), = [(r, m) for r, m in out_whole if m["type"] == "request"]
+        assert seat is not None
         action = rng.choice(request["legal_actions"])
         now += 0.25
         out_whole = whole.receive_action(seat, request["request_id"], action, now)

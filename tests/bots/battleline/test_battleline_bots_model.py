@@ -47,7 +47,8 @@ from engine.battleline.formations import BATTALION, PHALANX, WEDGE, strength
 def board(flags: dict[int, tuple[list[str], list[str]]] | None = None,
           discards: tuple[list[str], list[str]] = ([], [])) -> dict[str, Any]:
     """A board (the shape the model reads) with the given sides on flags 1–9."""
-    out = [{"sides": [[], []], "env": {}, "claimed": None, "order": []} for _ in range(9)]
+    out: list[dict[str, Any]] = [
+        {"sides": [[], []], "env": {}, "claimed": None, "order": []} for _ in range(9)]
     for n, (mine, theirs) in (flags or {}).items():
         out[n - 1]["sides"] = [list(mine), list(theirs)]
     return {"flags": out, "discards": [list(discards[0]), list(discards[1])]}

@@ -24,36 +24,9 @@ from typing import Any, Literal, Protocol
 
 from engine.core import Event, Game, Outcome, State
 from engine.match import actions_of
+from server.clocks import Clock
 
 Kind = Literal["match_start", "request", "events", "match_end", "replay", "error"]
-
-
-@dataclass(frozen=True)
-class Clock:
-    """Time bank plus increment per action, in milliseconds (the protocol's ``clock``)."""
-
-    initial_ms: int
-    increment_ms: int = 0
-
-    def to_json(self) -> dict[str, int]:
-        return {"initial_ms": self.initial_ms, "increment_ms": self.increment_ms}
-
-    @classmethod
-    def from_json(cls, data: Any) -> Clock | None:
-        """``None`` (untimed) or a checked clock; raises :class:`ValueError` when malformed."""
-        if data is None:
-            return None
-        if not isinstance(data, Mapping):
-            raise ValueError("clock must be an object or null")
-        values: dict[str, int] = {}
-        for key, default in (("initial_ms", None), ("increment_ms", 0)):
-            value = data.get(key, default)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"clock.{key} must be a non-negative integer")
-            values[key] = value
-        if values["initial_ms"] <= 0:
-            raise ValueError("clock.initial_ms must be positive")
-        return cls(values["initial_ms"], values["increment_ms"])
 
 
 @dataclass(frozen=True)

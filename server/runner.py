@@ -48,7 +48,8 @@ from engine.core import (
     State,
 )
 from engine.match import Match
-from server.render import Clock, EventBatch, SeatInfo, render_for
+from server.clocks import Clock, SeatClocks
+from server.render import EventBatch, SeatInfo, render_for
 
 Recipient = int | None
 Outgoing = tuple[Recipient, dict[str, Any]]
@@ -141,8 +142,7 @@ class MatchRunner:
         self._history: list[EventBatch] = []
         self._pending: dict[int, str] = {}          # seat -> its open request_id
         self._unrendered: list[int] = []            # seats whose new request is not sent yet
-        self._bank_ms: list[float] = [float(clock.initial_ms) if clock else 0.0] * self.num_seats
-        self._running_since: dict[int, float] = {}  # seat -> when its clock started
+        self.clocks = SeatClocks(clock, self.num_seats)
         self._grace_until: dict[int, float] = {}    # disconnected seat -> forfeit time
         self.moves = 0                               # seat actions applied (commitments too)
         self.started = False
@@ -198,26 +198,19 @@ class MatchRunner:
         return self._pending.get(seat)
 
     def clocks_ms(self, now: float) -> list[int] | None:
-        """Each seat's remaining bank at ``now`` (running clocks included), or ``None``."""
-        if self.clock is None:
-            return None
-        return [max(0, round(self._remaining_ms(seat, now))) for seat in range(self.num_seats)]
+        """Each seat's remaining bank at ``now`` (running clocks included), or ``None``
+        (untimed, or a clock with only a per-decision limit)."""
+        return self.clocks.banks_ms(now)
 
     def next_deadline(self) -> float | None:
         """The earliest ``now`` at which :meth:`tick` has something to do, or ``None``."""
         if self.status != "live":
             return None
         times = list(self._grace_until.values())
-        for seat, since in self._running_since.items():
-            times.append(since + self._bank_ms[seat] / 1000.0)
+        deadline = self.clocks.next_deadline()
+        if deadline is not None:
+            times.append(deadline)
         return min(times) if times else None
-
-    def _remaining_ms(self, seat: int, now: float) -> float:
-        bank = self._bank_ms[seat]
-        since = self._running_since.get(seat)
-        if since is not None:
-            bank -= (now - since) * 1000.0
-        return bank
 
     # ---- driving --------------------------------------------------------------------------
 
@@ -282,7 +275,7 @@ class MatchRunner:
                 return
             self.moves += 1
             del self._pending[seat]
-            self._stop_clock(seat, now)
+            self.clocks.charge(seat, now)
             self._after_step(events, now, out, requests_later)
 
         return self._guarded(body, out, now)
@@ -298,10 +291,9 @@ class MatchRunner:
 
     def tick(self, now: float) -> list[Outgoing]:
         """Apply every timeout and forfeit due by ``now``."""
-        if self.status != "live" or not (self._running_since or self._grace_until):
+        if self.status != "live" or not (self.clocks.running or self._grace_until):
             return []
-        timed_out = [seat for seat in sorted(self._running_since)
-                     if self._remaining_ms(seat, now) <= 0]
+        timed_out = self.clocks.expired(now)
         if timed_out:
             return self._finish(losing_outcome(self.num_seats, timed_out, "timeout"), now,
                                 [Event("timeout", {"seats": timed_out})])
@@ -361,7 +353,7 @@ class MatchRunner:
         self.status = "void"
         self._void_outcome = Outcome.draw(self.num_seats, "void")
         self._pending.clear()
-        self._running_since.clear()
+        self.clocks.stop_all(now)
         self._grace_until.clear()
         out: list[Outgoing] = []
         for seat in range(self.num_seats):
@@ -395,8 +387,7 @@ class MatchRunner:
             if seat in self._pending:
                 continue  # still open from before (another seat of a simultaneous turn acted)
             self._pending[seat] = self._new_request_id()
-            if self.clock is not None:
-                self._running_since[seat] = now
+            self.clocks.start(seat, now)
             new.append(seat)
         if requests_later:
             self._unrendered.extend(new)
@@ -425,18 +416,9 @@ class MatchRunner:
                                          seq=batch.seq, clocks_ms=clocks)))
         return out
 
-    def _stop_clock(self, seat: int, now: float) -> None:
-        since = self._running_since.pop(seat, None)
-        if since is None or self.clock is None:
-            return
-        self._bank_ms[seat] -= (now - since) * 1000.0
-        self._bank_ms[seat] += self.clock.increment_ms
-
     def _finish(self, forced: Outcome | None, now: float, events: list[Event]
                 ) -> list[Outgoing]:
-        for seat in list(self._running_since):
-            since = self._running_since.pop(seat)
-            self._bank_ms[seat] -= (now - since) * 1000.0
+        self.clocks.stop_all(now)
         if forced is not None:
             self.match.finish(forced)
         self.status = "over"

@@ -38,10 +38,10 @@ from server.bench.measure import (
     print_table,
     stderr_progress,
 )
+from server.clocks import Clock
 from server.ladder import GameLadder, LadderSettings
 from server.ladder_book import LadderBook
 from server.ratings import Rating, rate
-from server.render import Clock
 from server.scheduler import Candidate, PairLog, Policy, plan
 
 HELP = "ladder: rating update cost, pairing rounds, matches per minute with quick bots"

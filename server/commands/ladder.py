@@ -31,6 +31,7 @@ from typing import Any
 import structlog
 
 from server.app import ArenaServer, tune_gc
+from server.clocks import Clock
 from server.commands.run import HouseBot, ensure_accounts, keep_running, stop_bot
 from server.commands.serve import DEFAULT_DB, add_server_arguments, wait_for_stop_signal
 from server.games import available_names
@@ -38,7 +39,6 @@ from server.ladder import DEFAULT_CLOCK, LadderSettings
 from server.ladder_book import DEFAULT_MIN_GAMES, LadderBook
 from server.ladder_store import LadderStore
 from server.logs import configure_logging
-from server.render import Clock
 from server.storage import SqliteStore
 
 log = structlog.get_logger("arena.ladder")

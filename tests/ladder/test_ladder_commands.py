@@ -13,9 +13,9 @@ import pytest
 from ladder_helpers import arena
 
 from server import cli
+from server.clocks import Clock
 from server.ladder import GameLadder, LadderSettings
 from server.ladder_store import LadderStore
-from server.render import Clock
 from server.storage import SqliteStore
 
 ROOT = Path(__file__).resolve().parents[2]

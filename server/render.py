@@ -94,12 +94,14 @@ class Renderable(Protocol):
 def render_for(match: Renderable, viewer: int | None, kind: Kind, *,
                events: Sequence[Event] = (), seq: int | None = None,
                request_id: str | None = None, clocks_ms: Sequence[int] | None = None,
+               deadline_ms: int | None = None,
                error: Mapping[str, Any] | None = None, ref: Any = None) -> dict[str, Any]:
     """Build the ``kind`` message of ``match`` for ``viewer`` (a seat, or ``None`` for a
     spectator). The only function in ``server/`` that turns views and events into messages.
 
     * ``match_start``: ``clocks_ms`` the banks now.
-    * ``request``: ``viewer`` must be a seat; ``request_id`` and ``clocks_ms`` given.
+    * ``request``: ``viewer`` must be a seat; ``request_id``, ``clocks_ms`` and the time
+      the seat has left to answer (``deadline_ms``) given.
     * ``events``: ``events`` and their ``seq``; ``clocks_ms``.
     * ``match_end``: the outcome and the final view.
     * ``replay``: see the module docstring.
@@ -118,7 +120,8 @@ def render_for(match: Renderable, viewer: int | None, kind: Kind, *,
         return {"type": "request", "match_id": match.match_id, "request_id": request_id,
                 "seat": viewer, "view": game.view(match.state, viewer),
                 "legal_actions": match.legal_actions(viewer),
-                "clock_ms": None if clocks_ms is None else clocks_ms[viewer]}
+                "clock_ms": None if clocks_ms is None else clocks_ms[viewer],
+                "deadline_ms": deadline_ms}
     if kind == "match_start":
         return {"type": "match_start", "match_id": match.match_id, "game": game.info.name,
                 "options": dict(match.options),

@@ -36,6 +36,9 @@ What is checked (one function each, :data:`CHECKS` lists them):
   whatever the hidden information.
 * :func:`check_outcome` — the outcome exists exactly at terminal states and has one rank per
   seat (ints, best rank 0) and, if any, one score per seat.
+* :func:`check_timeout` — ``info.timeout`` is ``"loss"`` or ``"default"``; for ``"default"``,
+  ``default_action`` gives a legal, canonical action for every seat to act at every step of
+  the playout, the same whatever that seat cannot see (at the checked positions).
 
 Budget: the per-step checks are expensive (resampling, notation, errors), so they run on the
 *checked positions*: ``budget.checked_steps`` positions spread over the playout (always the
@@ -52,6 +55,7 @@ from typing import Any
 
 from engine.core import (
     CHANCE,
+    TIMEOUT_RULES,
     Action,
     ActionError,
     Decision,
@@ -546,6 +550,44 @@ def check_outcome(game: Game, seed: int, budget: Budget = DEFAULT_BUDGET) -> Non
                      f"{where}: seat {seat} has legal actions in a finished game")
 
 
+def check_timeout(game: Game, seed: int, budget: Budget = DEFAULT_BUDGET) -> None:
+    """``info.timeout`` is one of :data:`~engine.core.TIMEOUT_RULES`. For ``"default"``:
+    at every step, each seat that must act has a default action that is legal (in
+    ``legal_actions``), canonical (``parse_action`` leaves it as is) and JSON; at the checked
+    positions it does not change when what the seat cannot see is resampled (a default may
+    only use what the seat knows: it is applied as if the seat had sent it)."""
+    rule = game.info.timeout
+    _require(rule in TIMEOUT_RULES, f"{game.info.name} seed={seed}: info.timeout must be one of "
+                                    f"{TIMEOUT_RULES}, not {rule!r}")
+    if rule != "default":
+        return
+    p = playout(game, seed, budget)
+    checked = {i for i, _, _ in _checked(p, budget)}
+    rng = Rng(seed).fork("default-action")
+    for step in p.steps:
+        where = p.where(step.index)
+        for seat in step.decision.seats:
+            try:
+                action = game.default_action(step.state, seat)
+            except Exception as exc:
+                raise AssertionError(f"{where}: the game's timeout is a default action, but "
+                                     f"default_action for seat {seat} raised {exc!r}") from exc
+            _require_json(action, f"{where}: the default action of seat {seat}")
+            legal = game.legal_actions(step.state, seat)
+            _require(action in legal, f"{where}: the default action {_short(action)} of seat "
+                                      f"{seat} is not one of its legal actions")
+            _require(game.parse_action(action) == action,
+                     f"{where}: the default action {_short(action)} of seat {seat} is not "
+                     "canonical (parse_action changes it)")
+            if step.index not in checked:
+                continue
+            for _ in range(budget.resamples):
+                other = game.resample_hidden(step.state, seat, rng)
+                _require(game.default_action(other, seat) == action,
+                         f"{where}: the default action of seat {seat} depends on information "
+                         f"hidden from it ({_differences(step.state, other)})")
+
+
 CHECKS: tuple[Callable[[Game, int, Budget], Any], ...] = (
     check_terminates,
     check_decisions,
@@ -558,6 +600,7 @@ CHECKS: tuple[Callable[[Game, int, Budget], Any], ...] = (
     check_no_mutation,
     check_action_errors,
     check_outcome,
+    check_timeout,
 )
 """Every check, in the order :func:`check_all` runs them."""
 

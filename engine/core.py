@@ -23,6 +23,10 @@ What a seat may know is :meth:`Game.view` (``seat=None`` is a spectator). Each t
 yields :class:`Event` objects whose private parts are shown only to the seats they name, so a
 seat's views, its events and its own actions tell it exactly what it may know, and nothing more.
 
+Time belongs to the driver, not the game, with one exception: each game says what a missed
+deadline means (:attr:`GameInfo.timeout`): the seat loses, or the driver applies
+:meth:`Game.default_action` for it (Boundary's empty plan) and the match goes on.
+
 The engine never reads a clock, never uses global randomness and never iterates a ``set`` of
 strings (hash order varies between processes).
 """
@@ -33,7 +37,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 JSON = Any
 """A JSON-compatible value (dict with str keys, list, str, int, float, bool, None)."""
@@ -42,6 +46,11 @@ Action = Any
 
 CHANCE: Final = -1
 """The pseudo-seat that resolves chance nodes in a joint action (``{CHANCE: outcome}``)."""
+
+TimeoutRule = Literal["loss", "default"]
+TIMEOUT_RULES: Final[tuple[TimeoutRule, ...]] = ("loss", "default")
+"""What a seat's missed deadline means (:attr:`GameInfo.timeout`): it loses the match, or the
+driver applies :meth:`Game.default_action` for it and the match goes on."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -118,7 +127,11 @@ class BadNotation(EngineError):
 
 @dataclass(frozen=True)
 class GameInfo:
-    """Static facts about a game, published to clients by the lobby."""
+    """Static facts about a game, published to clients by the lobby.
+
+    ``timeout`` says what a seat's missed deadline means (the clock itself is the runner's):
+    ``"loss"`` ends the match with that seat last (reason ``timeout``); ``"default"`` applies
+    :meth:`Game.default_action` for it and the match goes on."""
 
     name: str
     title: str
@@ -130,6 +143,7 @@ class GameInfo:
     seat_names: tuple[str, ...]
     default_options: Mapping[str, Any] = field(default_factory=dict)
     summary: str = ""
+    timeout: TimeoutRule = "loss"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -143,6 +157,7 @@ class GameInfo:
             "seat_names": list(self.seat_names),
             "default_options": dict(self.default_options),
             "summary": self.summary,
+            "timeout": self.timeout,
         }
 
 
@@ -369,6 +384,17 @@ class Game(ABC):
         if action not in self.legal_actions(state, seat):
             raise self.explain_illegal(state, seat, action)
         return action
+
+    def default_action(self, state: State, seat: int) -> Action:
+        """The action taken for ``seat`` when it misses its deadline, for a game whose
+        ``info.timeout`` is ``"default"`` (Boundary: the empty plan). ``seat`` must act in
+        ``state``; the result is one of its legal actions, canonical, and depends only on
+        what ``seat`` may know (its view): the driver applies it exactly as if the seat had
+        sent it, and on a simultaneous turn commits it hidden like any other commitment.
+        The conformance suite checks this at every step of random playouts. Games whose
+        timeout is a loss need not implement it."""
+        raise NotImplementedError(f"{self.info.name}: a timeout is a loss, there is no "
+                                  "default action")
 
     def explain_illegal(self, state: State, seat: int, action: Action) -> IllegalAction:
         """Build the error for a well-formed action that is not legal. Games override this to

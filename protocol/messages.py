@@ -285,9 +285,15 @@ class Field:
 
 @dataclass(frozen=True)
 class Obj(WireType):
-    """A JSON object. ``fields=None`` means any object; extra keys are always allowed."""
+    """A JSON object. ``fields=None`` means any object; extra keys are always allowed.
+
+    ``together``: groups of optional fields that are given all or none (JSON Schema's
+    ``dependentRequired``); ``one_of_needed``: optional fields at least one of which is
+    given (``anyOf`` of ``required``)."""
 
     fields: tuple[Field, ...] | None = None
+    together: tuple[tuple[str, ...], ...] = ()
+    one_of_needed: tuple[str, ...] = ()
 
     def problem(self, value: Any, where: str) -> str | None:
         if not isinstance(value, dict):
@@ -300,6 +306,13 @@ class Obj(WireType):
             found = f.type.problem(value[f.name], f"{where}.{f.name}")
             if found:
                 return found
+        for group in self.together:
+            given = [name for name in group if name in value]
+            if given and len(given) < len(group):
+                missing = next(name for name in group if name not in value)
+                return f"{where}.{missing} is missing (it comes with {where}.{given[0]})"
+        if self.one_of_needed and not any(name in value for name in self.one_of_needed):
+            return f"{where} needs one of " + ", ".join(self.one_of_needed)
         return None
 
     def schema(self) -> dict[str, Any]:
@@ -309,6 +322,12 @@ class Obj(WireType):
             required = [f.name for f in self.fields if f.required]
             if required:
                 out["required"] = required
+        if self.together:
+            out["dependentRequired"] = {
+                name: [other for other in group if other != name]
+                for group in self.together for name in group}
+        if self.one_of_needed:
+            out["anyOf"] = [{"required": [name]} for name in self.one_of_needed]
         return out
 
     def describe(self) -> str:
@@ -347,9 +366,14 @@ LADDER_MATCH_STATUSES: Final = ("live", "rated", "void")
 
 DEFINITIONS: dict[str, WireType] = {
     "Clock": Obj((
-        Field("initial_ms", Int(0), doc="time bank at the start, milliseconds"),
-        Field("increment_ms", Int(0), doc="added to the bank after each action, milliseconds"),
-    )),
+        Field("initial_ms", Int(0), required=False,
+              doc="time bank at the start, milliseconds; absent: no bank"),
+        Field("increment_ms", Int(0), required=False,
+              doc="added to the bank after each action, milliseconds; given with initial_ms"),
+        Field("decision_ms", Int(0), required=False,
+              doc="each decision must be answered within it, whatever the bank holds; "
+                  "absent: no per-decision limit"),
+    ), together=(("initial_ms", "increment_ms"),), one_of_needed=("initial_ms", "decision_ms")),
     "SeatInfo": Obj((
         Field("seat", Int(0), doc="seat number, 0-based"),
         Field("name", Str(), doc="account name of the player in that seat"),
@@ -375,6 +399,9 @@ DEFINITIONS: dict[str, WireType] = {
         Field("seat_names", Arr(Str())),
         Field("default_options", Obj()),
         Field("summary", Str(), required=False),
+        Field("timeout", Str(enum=("loss", "default")), required=False,
+              doc="what a missed deadline means: the seat loses, or the game's default "
+                  "action is taken for it (absent: loss)"),
     )),
     "Outcome": Obj((
         Field("ranks", Arr(Int(0), 1), doc="per seat; 0 is first place, ties share a rank"),
@@ -575,7 +602,7 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
 _SEATS = Field("seats", Arr(Ref("SeatInfo")))
 _VIEW = Field("view", Obj(), doc="what this viewer may see (game-specific)")
 _CLOCKS_MS = Field("clocks_ms", Nullable(Arr(Int())),
-                   doc="every seat's remaining bank in ms; null when untimed")
+                   doc="every seat's remaining bank in ms; null when untimed or no bank")
 
 SERVER_MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec("welcome", "server", (
@@ -625,7 +652,11 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         Field("seat", Int(0)),
         _VIEW,
         Field("legal_actions", Arr(AnyValue(), 1), doc="sorted; answer with one of them"),
-        Field("clock_ms", Nullable(Int()), doc="this seat's remaining bank; null: untimed"),
+        Field("clock_ms", Nullable(Int()),
+              doc="this seat's remaining bank; null: untimed or no bank"),
+        Field("deadline_ms", Nullable(Int(0)), required=False,
+              doc="time left to answer this request: the bank or the per-decision limit, "
+                  "whichever ends first; null: untimed"),
     ), summary="this seat must act"),
     MessageSpec("events", "server", (
         _MATCH,

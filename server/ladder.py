@@ -34,12 +34,12 @@ from urllib.parse import unquote
 import structlog
 
 from engine import registry
+from server.clocks import Clock
 from server.games import available_names
 from server.ladder_book import DEFAULT_MIN_GAMES, Entity, LadderBook
 from server.ladder_store import LadderMatchRow, LadderStore
 from server.lobby import LobbyError, MatchSpec
 from server.ratings import Rating
-from server.render import Clock
 from server.scheduler import Candidate, PairLog, Policy, plan
 from server.sessions import Session
 from server.storage import SqliteStore, utc_now

@@ -20,7 +20,7 @@ from typing import Any
 
 from engine import registry
 from engine.core import BadOptions, canonical_json
-from server.render import Clock
+from server.clocks import Clock
 from server.sessions import Session
 
 

@@ -24,36 +24,9 @@ from typing import Any, Literal, Protocol
 
 from engine.core import Event, Game, Outcome, State
 from engine.match import actions_of
+from server.clocks import Clock
 
 Kind = Literal["match_start", "request", "events", "match_end", "replay", "error"]
-
-
-@dataclass(frozen=True)
-class Clock:
-    """Time bank plus increment per action, in milliseconds (the protocol's ``clock``)."""
-
-    initial_ms: int
-    increment_ms: int = 0
-
-    def to_json(self) -> dict[str, int]:
-        return {"initial_ms": self.initial_ms, "increment_ms": self.increment_ms}
-
-    @classmethod
-    def from_json(cls, data: Any) -> Clock | None:
-        """``None`` (untimed) or a checked clock; raises :class:`ValueError` when malformed."""
-        if data is None:
-            return None
-        if not isinstance(data, Mapping):
-            raise ValueError("clock must be an object or null")
-        values: dict[str, int] = {}
-        for key, default in (("initial_ms", None), ("increment_ms", 0)):
-            value = data.get(key, default)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"clock.{key} must be a non-negative integer")
-            values[key] = value
-        if values["initial_ms"] <= 0:
-            raise ValueError("clock.initial_ms must be positive")
-        return cls(values["initial_ms"], values["increment_ms"])
 
 
 @dataclass(frozen=True)
@@ -121,12 +94,14 @@ class Renderable(Protocol):
 def render_for(match: Renderable, viewer: int | None, kind: Kind, *,
                events: Sequence[Event] = (), seq: int | None = None,
                request_id: str | None = None, clocks_ms: Sequence[int] | None = None,
+               deadline_ms: int | None = None,
                error: Mapping[str, Any] | None = None, ref: Any = None) -> dict[str, Any]:
     """Build the ``kind`` message of ``match`` for ``viewer`` (a seat, or ``None`` for a
     spectator). The only function in ``server/`` that turns views and events into messages.
 
     * ``match_start``: ``clocks_ms`` the banks now.
-    * ``request``: ``viewer`` must be a seat; ``request_id`` and ``clocks_ms`` given.
+    * ``request``: ``viewer`` must be a seat; ``request_id``, ``clocks_ms`` and the time
+      the seat has left to answer (``deadline_ms``) given.
     * ``events``: ``events`` and their ``seq``; ``clocks_ms``.
     * ``match_end``: the outcome and the final view.
     * ``replay``: see the module docstring.
@@ -145,7 +120,8 @@ def render_for(match: Renderable, viewer: int | None, kind: Kind, *,
         return {"type": "request", "match_id": match.match_id, "request_id": request_id,
                 "seat": viewer, "view": game.view(match.state, viewer),
                 "legal_actions": match.legal_actions(viewer),
-                "clock_ms": None if clocks_ms is None else clocks_ms[viewer]}
+                "clock_ms": None if clocks_ms is None else clocks_ms[viewer],
+                "deadline_ms": deadline_ms}
     if kind == "match_start":
         return {"type": "match_start", "match_id": match.match_id, "game": game.info.name,
                 "options": dict(match.options),

@@ -2,8 +2,10 @@
 
 It wraps :class:`engine.match.Match` and adds what a server needs around the rules: a fresh,
 unguessable ``request_id`` per request, validation of submitted actions into typed protocol
-errors, per-seat rendering of events (through :func:`server.render.render_for` only), time
-banks with increments, timeouts, resignation, and disconnect grace with forfeits.
+errors, per-seat rendering of events (through :func:`server.render.render_for` only), clocks
+(:mod:`server.clocks`: time banks with increments, per-decision deadlines), timeouts as the
+game declares them (a loss, or the game's default action applied and the match goes on),
+resignation, and disconnect grace with forfeits.
 
 It never reads a clock and never touches a socket. The caller passes ``now`` (seconds, any
 monotonic origin) into every call and delivers what comes back: a list of
@@ -20,7 +22,7 @@ Calling contract::
     runner = MatchRunner(match_id, game, seats, options, seed, clock=Clock(60_000, 1_000))
     out = runner.start(now)                      # match_start + first events + requests
     out = runner.receive_action(seat, request_id, action, now, ref=msg_id)
-    out = runner.tick(now)                       # timeouts and forfeits due by now
+    out = runner.tick(now)                       # timeouts (loss or default) and forfeits
     out = runner.resign(seat, now)
     runner.disconnected(seat, now); out = runner.reconnected(seat, now)
     runner.resync(seat, now)                     # match_start + pending request, for a resume
@@ -48,7 +50,8 @@ from engine.core import (
     State,
 )
 from engine.match import Match
-from server.render import Clock, EventBatch, SeatInfo, render_for
+from server.clocks import Clock, SeatClocks
+from server.render import EventBatch, SeatInfo, render_for
 
 Recipient = int | None
 Outgoing = tuple[Recipient, dict[str, Any]]
@@ -141,8 +144,7 @@ class MatchRunner:
         self._history: list[EventBatch] = []
         self._pending: dict[int, str] = {}          # seat -> its open request_id
         self._unrendered: list[int] = []            # seats whose new request is not sent yet
-        self._bank_ms: list[float] = [float(clock.initial_ms) if clock else 0.0] * self.num_seats
-        self._running_since: dict[int, float] = {}  # seat -> when its clock started
+        self.clocks = SeatClocks(clock, self.num_seats)
         self._grace_until: dict[int, float] = {}    # disconnected seat -> forfeit time
         self.moves = 0                               # seat actions applied (commitments too)
         self.started = False
@@ -198,26 +200,19 @@ class MatchRunner:
         return self._pending.get(seat)
 
     def clocks_ms(self, now: float) -> list[int] | None:
-        """Each seat's remaining bank at ``now`` (running clocks included), or ``None``."""
-        if self.clock is None:
-            return None
-        return [max(0, round(self._remaining_ms(seat, now))) for seat in range(self.num_seats)]
+        """Each seat's remaining bank at ``now`` (running clocks included), or ``None``
+        (untimed, or a clock with only a per-decision limit)."""
+        return self.clocks.banks_ms(now)
 
     def next_deadline(self) -> float | None:
         """The earliest ``now`` at which :meth:`tick` has something to do, or ``None``."""
         if self.status != "live":
             return None
         times = list(self._grace_until.values())
-        for seat, since in self._running_since.items():
-            times.append(since + self._bank_ms[seat] / 1000.0)
+        deadline = self.clocks.next_deadline()
+        if deadline is not None:
+            times.append(deadline)
         return min(times) if times else None
-
-    def _remaining_ms(self, seat: int, now: float) -> float:
-        bank = self._bank_ms[seat]
-        since = self._running_since.get(seat)
-        if since is not None:
-            bank -= (now - since) * 1000.0
-        return bank
 
     # ---- driving --------------------------------------------------------------------------
 
@@ -253,18 +248,19 @@ class MatchRunner:
         out: list[Outgoing] = []
         if self.status != "live":
             return [self._error(seat, "not_your_turn", "the match is over", request_id, ref)]
-        # A clock that ran out before the timer fired still loses, whatever was sent.
+        # A deadline that passed before the timer fired counts, whatever was sent: the seat
+        # lost, or its default action was taken and this answer is stale.
         out.extend(self.tick(now))
         if self.status != "live":
             return out
         pending = self._pending.get(seat)
         if pending is None:
-            return [self._error(seat, "not_your_turn", "this seat has no open request",
-                                request_id, ref)]
+            return [*out, self._error(seat, "not_your_turn", "this seat has no open request",
+                                      request_id, ref)]
         if request_id != pending:
-            return [self._error(seat, "stale_request",
-                                "that request_id is not this seat's open request",
-                                request_id, ref)]
+            return [*out, self._error(seat, "stale_request",
+                                      "that request_id is not this seat's open request",
+                                      request_id, ref)]
 
         def body() -> None:
             try:
@@ -282,7 +278,7 @@ class MatchRunner:
                 return
             self.moves += 1
             del self._pending[seat]
-            self._stop_clock(seat, now)
+            self.clocks.charge(seat, now)
             self._after_step(events, now, out, requests_later)
 
         return self._guarded(body, out, now)
@@ -297,19 +293,28 @@ class MatchRunner:
         return self._guarded(lambda: self._render_requests(seats, now, out), out, now)
 
     def tick(self, now: float) -> list[Outgoing]:
-        """Apply every timeout and forfeit due by ``now``."""
-        if self.status != "live" or not (self._running_since or self._grace_until):
+        """Apply every timeout and forfeit due by ``now``.
+
+        A seat past its deadline loses, or, in a game whose ``info.timeout`` is
+        ``"default"``, gets the game's default action applied as if it had sent it (on a
+        simultaneous turn: committed, hidden, like any other commitment) and the match goes
+        on; either way a ``timeout`` event names the seats first."""
+        if self.status != "live" or not (self.clocks.running or self._grace_until):
             return []
-        timed_out = [seat for seat in sorted(self._running_since)
-                     if self._remaining_ms(seat, now) <= 0]
+        out: list[Outgoing] = []
+        timed_out = self.clocks.expired(now)
         if timed_out:
-            return self._finish(losing_outcome(self.num_seats, timed_out, "timeout"), now,
-                                [Event("timeout", {"seats": timed_out})])
+            if self.game.info.timeout != "default":
+                return self._finish(losing_outcome(self.num_seats, timed_out, "timeout"), now,
+                                    [Event("timeout", {"seats": timed_out})])
+            out = self._guarded(lambda: self._apply_defaults(timed_out, now, out), out, now)
+            if self.status != "live":
+                return out
         forfeited = [seat for seat, until in sorted(self._grace_until.items()) if now >= until]
         if forfeited:
-            return self._finish(losing_outcome(self.num_seats, forfeited, "forfeit"), now,
-                                [Event("forfeit", {"seats": forfeited})])
-        return []
+            out.extend(self._finish(losing_outcome(self.num_seats, forfeited, "forfeit"), now,
+                                    [Event("forfeit", {"seats": forfeited})]))
+        return out
 
     def resign(self, seat: int, now: float) -> list[Outgoing]:
         """``seat`` gives up: it takes the last rank, the others share the first."""
@@ -347,7 +352,8 @@ class MatchRunner:
             out.append((viewer, render_for(self, viewer, "match_end")))
         elif viewer is not None and viewer in self._pending:
             out.append((viewer, render_for(self, viewer, "request",
-                                           request_id=self._pending[viewer], clocks_ms=clocks)))
+                                           request_id=self._pending[viewer], clocks_ms=clocks,
+                                           deadline_ms=self.clocks.time_left_ms(viewer, now))))
         return out
 
     def replay(self) -> dict[str, Any]:
@@ -361,7 +367,7 @@ class MatchRunner:
         self.status = "void"
         self._void_outcome = Outcome.draw(self.num_seats, "void")
         self._pending.clear()
-        self._running_since.clear()
+        self.clocks.stop_all(now)
         self._grace_until.clear()
         out: list[Outgoing] = []
         for seat in range(self.num_seats):
@@ -395,13 +401,28 @@ class MatchRunner:
             if seat in self._pending:
                 continue  # still open from before (another seat of a simultaneous turn acted)
             self._pending[seat] = self._new_request_id()
-            if self.clock is not None:
-                self._running_since[seat] = now
+            self.clocks.start(seat, now)
             new.append(seat)
         if requests_later:
             self._unrendered.extend(new)
         else:
             self._render_requests(new, now, out)
+
+    def _apply_defaults(self, seats: Sequence[int], now: float, out: list[Outgoing]) -> None:
+        """``seats`` missed their deadlines: take each one's default action for it. The
+        ``timeout`` event says so to everyone; only the seat itself is told which action
+        was taken for it (on a simultaneous turn it stays hidden from the others until the
+        joint action is revealed)."""
+        state = self.match.state
+        defaults = {seat: self.game.default_action(state, seat) for seat in seats}
+        events = [Event("timeout", {"seats": list(seats), "default": True},
+                        {seat: {"action": action} for seat, action in defaults.items()})]
+        for seat, action in defaults.items():
+            del self._pending[seat]
+            self.clocks.charge(seat, now)
+            events.extend(self.match.submit(seat, action))
+            self.moves += 1
+        self._after_step(events, now, out)
 
     def _render_requests(self, seats: Sequence[int], now: float, out: list[Outgoing]) -> None:
         """The ``request`` of each of ``seats`` that still has one open."""
@@ -409,8 +430,8 @@ class MatchRunner:
         for seat in seats:
             if seat in self._pending:
                 out.append((seat, render_for(self, seat, "request",
-                                             request_id=self._pending[seat],
-                                             clocks_ms=clocks)))
+                                             request_id=self._pending[seat], clocks_ms=clocks,
+                                             deadline_ms=self.clocks.time_left_ms(seat, now))))
 
     def _broadcast(self, events: Sequence[Event], now: float) -> list[Outgoing]:
         batch = EventBatch(self.seq + 1, tuple(events))
@@ -425,18 +446,9 @@ class MatchRunner:
                                          seq=batch.seq, clocks_ms=clocks)))
         return out
 
-    def _stop_clock(self, seat: int, now: float) -> None:
-        since = self._running_since.pop(seat, None)
-        if since is None or self.clock is None:
-            return
-        self._bank_ms[seat] -= (now - since) * 1000.0
-        self._bank_ms[seat] += self.clock.increment_ms
-
     def _finish(self, forced: Outcome | None, now: float, events: list[Event]
                 ) -> list[Outgoing]:
-        for seat in list(self._running_since):
-            since = self._running_since.pop(seat)
-            self._bank_ms[seat] -= (now - since) * 1000.0
+        self.clocks.stop_all(now)
         if forced is not None:
             self.match.finish(forced)
         self.status = "over"

@@ -8,6 +8,7 @@ each fail the check meant for their defect.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -276,6 +277,29 @@ class LeakyErrors(Secretive):
         return super().check_action(state, seat, raw)
 
 
+class IllegalDefault(Goofspiel):
+    def default_action(self, state: State, seat: int) -> Action:
+        return {"bid": state["cards"] + 1}  # a card nobody holds
+
+
+class MissingDefault(Goofspiel):
+    """Declares a default action for timeouts but never wrote one."""
+
+    default_action = Game.default_action
+
+
+class UnknownTimeoutRule(Goofspiel):
+    info = dataclasses.replace(Goofspiel.info, timeout="draw")  # type: ignore[arg-type]
+
+
+class PeekingDefault(Secretive):
+    """Its default bid depends on the rival's hidden colour."""
+
+    def default_action(self, state: State, seat: int) -> Action:
+        hand = state["hands"][seat]
+        return {"bid": max(hand) if state["colours"][1 - seat] == "crimson" else min(hand)}
+
+
 BROKEN: list[tuple[Game, Callable[..., Any], str]] = [
     (UnsortedActions(), conformance.check_decisions, "not sorted"),
     (EmptyActions(), conformance.check_terminates, "no legal action"),
@@ -293,6 +317,10 @@ BROKEN: list[tuple[Game, Callable[..., Any], str]] = [
     (LeakyLegalActions(), conformance.check_views, "legal actions of seat"),
     (LeakyEvents(), conformance.check_private_events, "kept private"),
     (LeakyErrors(), conformance.check_action_errors, "depends on information hidden"),
+    (IllegalDefault(), conformance.check_timeout, "not one of its legal actions"),
+    (MissingDefault(), conformance.check_timeout, "default_action for seat 0 raised"),
+    (UnknownTimeoutRule(), conformance.check_timeout, "info.timeout must be one of"),
+    (PeekingDefault(), conformance.check_timeout, "default action of seat . depends on"),
 ]
 
 

@@ -539,6 +539,17 @@ async function cancelSeek(id) {
   refreshLobby();
 }
 
+// A clock as people say it: "5 min + 3 s", "10 s a move", both, or "untimed".
+function clockLabel(clock) {
+  if (!clock) return "untimed";
+  const parts = [];
+  if (clock.initial_ms !== undefined) {
+    parts.push(`${Math.round(clock.initial_ms / 60000)} min + ${(clock.increment_ms ?? 0) / 1000} s`);
+  }
+  if (clock.decision_ms !== undefined) parts.push(`${clock.decision_ms / 1000} s a move`);
+  return parts.join(", ");
+}
+
 function renderChallenges() {
   const incoming = [...app.challenges.values()];
   const outgoing = [...app.sent.entries()];
@@ -546,7 +557,7 @@ function renderChallenges() {
   return h("section", { class: "card challenges" }, h("h2", {}, "Challenges"),
     incoming.map((c) => h("div", { class: "challenge-row", dataset: { challengeId: c.challenge_id } },
       h("span", {}, h("strong", {}, c.from), ` invites you to ${gameTitle(c.game)}`,
-        c.clock ? ` (${Math.round(c.clock.initial_ms / 60000)} min + ${c.clock.increment_ms / 1000} s)` : " (untimed)"),
+        ` (${clockLabel(c.clock)})`),
       h("button", { type: "button", class: "primary", dataset: { action: "accept" }, onclick: () => answerChallenge(c, true) }, "Accept"),
       h("button", { type: "button", class: "subtle", dataset: { action: "decline" }, onclick: () => answerChallenge(c, false) }, "Decline"))),
     outgoing.map(([id, c]) => h("div", { class: "challenge-row outgoing", dataset: { challengeId: id } },

@@ -96,6 +96,7 @@ class BattleLine(Game):
         default_options=DEFAULT_OPTIONS,
         summary="Nine flags, poker-like three-card formations, ten tactics cards; win five "
                 "flags or three adjacent ones.",
+        timeout="loss",  # a seat that misses its deadline loses (no move is "neutral" here)
     )
 
     # ---- options and set-up ----------------------------------------------------------------

@@ -55,6 +55,7 @@ class Chexers(Game):
         seat_names=COLOUR_NAMES,
         summary="Three colours race their four pieces across a hexagon; jumping over a "
                 "piece converts it. First to exit four pieces wins.",
+        timeout="loss",  # a seat that misses its deadline loses (no move is "neutral" here)
     )
 
     # ---- set-up ------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 | hidden | only the commitments: the driver holds a bid until both seats have bid |
 | views | own hand (seats only), revealed prizes, both bid histories (after each reveal), scores |
 | outcome | higher total of prizes won ranks first; equal totals draw (reason ``"score"``) |
+| timeout | a default action: the seat's lowest card (``GameInfo.timeout = "default"``) |
 
 The higher bid wins the current prize; on equal bids the prize is discarded. Hands are
 derivable from the public bid histories, so the state between joint actions holds no secret:
@@ -60,6 +61,7 @@ class Goofspiel(Game):
         seat_names=("north", "south"),
         default_options={"cards": 5},
         summary="Bid cards simultaneously for prizes revealed one by one (test-only game).",
+        timeout="default",
     )
 
     def check_options(self, options: Mapping[str, Any]) -> None:
@@ -84,6 +86,10 @@ class Goofspiel(Game):
         if state["current"] is None or len(state["bids"][0]) == state["cards"]:
             return []
         return [{"bid": k} for k in state["hands"][seat]]
+
+    def default_action(self, state: State, seat: int) -> Action:
+        # The seat's lowest card: the cheapest bid, known from its own hand.
+        return {"bid": min(state["hands"][seat])}
 
     def action_key(self, action: Action) -> Any:
         # Numeric order: canonical JSON text would put {"bid":10} before {"bid":2}.

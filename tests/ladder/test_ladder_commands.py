@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from ladder_helpers import arena
 
+from server.clocks import Clock
 from server.ladder import GameLadder, LadderSettings
 from server.ladder_store import LadderStore
-from server.render import Clock
 from server.storage import SqliteStore
 from tools import cli
 

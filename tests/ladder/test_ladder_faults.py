@@ -11,9 +11,9 @@ from typing import Any
 from ladder_helpers import Arena, arena, open_arena
 
 from protocol.codec import validate_server_message
+from server.clocks import Clock
 from server.ladder import GameLadder, LadderSettings
 from server.ratings import INITIAL
-from server.render import Clock
 from tests.server.wsclient import WsClient
 
 

@@ -17,8 +17,8 @@ from ladder_helpers import arena
 from clients.connection import ArenaError, connect
 from protocol.codec import validate_server_message
 from server.app import ArenaServer
+from server.clocks import Clock
 from server.ladder import GameLadder, LadderSettings
-from server.render import Clock
 from tests.server.wsclient import WsClient
 
 SETTINGS = LadderSettings(

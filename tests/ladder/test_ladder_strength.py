@@ -29,8 +29,8 @@ import pytest
 from ladder_helpers import Arena, arena
 
 from bots import registry as bots
+from server.clocks import Clock
 from server.ladder import GameLadder, LadderSettings
-from server.render import Clock
 
 # The full known order by default; LADDER_TEST_FULL_ORDER=0 merges the close pairs (greedy and
 # Deep Barca, greedy and paranoid) into tiers and plays fewer matches, for a quick local run.

@@ -8,7 +8,8 @@ import json
 from typing import Any
 
 from engine.rng import Rng
-from server.render import Clock, SeatInfo
+from server.clocks import Clock
+from server.render import SeatInfo
 from server.runner import MatchRunner, Outgoing
 from tests.server.minigames import DUEL, FAULTY, RACE
 

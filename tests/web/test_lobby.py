@@ -13,6 +13,8 @@ import pytest
 from web_arena import WebArena
 from web_pages import TIMEOUT_MS, FrameLog, console_errors, open_app, shot
 
+from clients.connection import connect
+
 
 def get(url: str) -> tuple[int, dict[str, str], bytes]:
     try:
@@ -126,3 +128,40 @@ def test_sign_in_challenge_and_queue(arena: WebArena, browser: Any, artifacts: P
     finally:
         for ctx in contexts:
             ctx.close()
+
+
+@pytest.mark.timeout(60)
+def test_an_invitation_names_its_clock_per_decision_limit_included(arena: WebArena,
+                                                                    browser: Any) -> None:
+    """The lobby's challenge row says what clock the invitation is under, whether it is a
+    bank, a per-decision limit (the protocol's ``decision_ms``) or both."""
+    ctx = browser.new_context()
+    try:
+        page = ctx.new_page()
+        errors = console_errors(page)
+        open_app(page, arena.http_url)
+        me = sign_in_as_guest(page, "dora")
+        token = arena.create_account("timekeeper", "bot")
+
+        async def invite() -> Any:
+            server = arena.server
+            assert server is not None
+            conn = await connect(server.ws_url, token)
+            for clock in ({"decision_ms": 5000},
+                          {"initial_ms": 600000, "increment_ms": 5000, "decision_ms": 10000}):
+                await conn.challenge([me], "battleline", clock=clock)
+            return conn  # open until the rows are read: a challenger who leaves withdraws
+
+        conn = arena.call(invite())
+        try:
+            page.wait_for_function(
+                "() => document.querySelectorAll('.challenge-row').length >= 2",
+                timeout=TIMEOUT_MS)
+            rows = page.locator(".challenge-row").all_inner_texts()
+        finally:
+            arena.call(conn.close())
+        assert any("(5 s a move)" in row for row in rows), rows
+        assert any("(10 min + 5 s, 10 s a move)" in row for row in rows), rows
+        assert all(not e for e in errors), errors
+    finally:
+        ctx.close()

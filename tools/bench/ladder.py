@@ -28,10 +28,10 @@ import time
 from pathlib import Path
 
 from engine import registry
+from server.clocks import Clock
 from server.ladder import GameLadder, LadderSettings
 from server.ladder_book import LadderBook
 from server.ratings import Rating, rate
-from server.render import Clock
 from server.scheduler import Candidate, PairLog, Policy, plan
 from tools.bench.measure import (
     Operation,

@@ -31,13 +31,13 @@ from typing import Any
 import structlog
 
 from server.app import ArenaServer, tune_gc
+from server.clocks import Clock
 from server.commands.serve import DEFAULT_DB, add_server_arguments, wait_for_stop_signal
 from server.games import available_names
 from server.ladder import DEFAULT_CLOCK, LadderSettings
 from server.ladder_book import DEFAULT_MIN_GAMES, LadderBook
 from server.ladder_store import LadderStore
 from server.logs import configure_logging
-from server.render import Clock
 from server.storage import SqliteStore
 from tools.commands.run import HouseBot, ensure_accounts, keep_running, stop_bot
 

@@ -1,19 +1,11 @@
-"""The ladder's tables in the server's SQLite file, written through the store's writer thread.
+"""The SQLite backend's ladder sub-store: the ladder's tables in the store's file.
 
-Tables (created if missing):
-
-* ``ladder_entities`` — one row per rated entity (game, account, bot, version, the entity it
-  was seeded from, ``created_after`` = results rated before it joined);
-* ``ladder_matches`` — the **raw results**: one row per ladder match with its entities per
-  seat, status (``live`` → ``rated`` or ``void``), the engine's ranks and reason, the rating
-  order ``seq`` of a rated match and each seat's ratings before and after;
-* ``ladder_ratings`` — each entity's current rating and counts (derived; rebuilt by
-  ``rerate``);
-* ``ladder_history`` — each entity's rating after each rated match (derived; rebuilt too).
-
-Writes go through :meth:`server.storage.SqliteStore.write_later`, so they are ordered with the
-match writes and never block the event loop; the rows of one result (its match row, the
-ratings and the history) are written in one transaction. Reads use the store's reader.
+Tables (``server/storage/sqlite_schema.py`` creates them): ``ladder_entities``,
+``ladder_matches`` (the raw results; entities, ranks and ratings as JSON),
+``ladder_ratings`` and ``ladder_history`` (derived). Writes go through
+:meth:`~server.storage.sqlite.SqliteStore.write_later`, so they are ordered with the match
+writes and never block the event loop; the rows of one result are written in one
+transaction. Reads use the store's reader.
 """
 
 from __future__ import annotations
@@ -21,59 +13,15 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from server.ladder_book import Entity, LadderBook, RatedResult, Standing
 from server.ratings import Rating
-from server.storage import SqliteStore, utc_now
+from server.storage.base import utc_now
+from server.storage.ladder import LadderMatchRow, LadderStore, rating_point
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS ladder_entities (
-    id            INTEGER PRIMARY KEY,
-    game          TEXT NOT NULL,
-    account       TEXT NOT NULL,
-    bot           TEXT NOT NULL,
-    version       TEXT NOT NULL,
-    seeded_from   INTEGER,
-    created_after INTEGER NOT NULL,
-    created_at    TEXT NOT NULL,
-    UNIQUE (game, account, bot, version)
-);
-CREATE TABLE IF NOT EXISTS ladder_matches (
-    match_id    TEXT PRIMARY KEY,
-    game        TEXT NOT NULL,
-    entities    TEXT NOT NULL,
-    status      TEXT NOT NULL,
-    ranks       TEXT,
-    reason      TEXT,
-    seq         INTEGER UNIQUE,
-    before      TEXT,
-    after       TEXT,
-    started     REAL NOT NULL,
-    started_at  TEXT NOT NULL,
-    ended_at    TEXT
-);
-CREATE INDEX IF NOT EXISTS ladder_matches_game ON ladder_matches(game, started);
-CREATE TABLE IF NOT EXISTS ladder_ratings (
-    entity  INTEGER PRIMARY KEY,
-    mu      REAL NOT NULL,
-    sigma   REAL NOT NULL,
-    wins    INTEGER NOT NULL,
-    draws   INTEGER NOT NULL,
-    losses  INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS ladder_history (
-    entity    INTEGER NOT NULL,
-    seq       INTEGER NOT NULL,
-    match_id  TEXT NOT NULL,
-    rank      INTEGER NOT NULL,
-    mu        REAL NOT NULL,
-    sigma     REAL NOT NULL,
-    at        TEXT NOT NULL,
-    PRIMARY KEY (entity, seq)
-);
-"""
+if TYPE_CHECKING:
+    from server.storage.sqlite import SqliteStore
 
 _MATCH_COLUMNS = ("match_id, game, entities, status, ranks, reason, seq, before, after, "
                   "started, started_at, ended_at")
@@ -91,46 +39,26 @@ def _ratings_of(text: str | None) -> list[Rating] | None:
     return None if text is None else [Rating(mu, sigma) for mu, sigma in json.loads(text)]
 
 
-@dataclass
-class LadderMatchRow:
-    """One raw result. ``before``/``after``: ratings per seat (``after`` only if rated)."""
-
-    match_id: str
-    game: str
-    entities: list[int]
-    status: str
-    ranks: list[int] | None
-    reason: str | None
-    seq: int | None
-    before: list[Rating] | None
-    after: list[Rating] | None
-    started: float
-    started_at: str
-    ended_at: str | None
-
-
-class LadderStore:
-    """The ladder's persistence on a :class:`~server.storage.SqliteStore`'s file."""
+class SqliteLadderStore(LadderStore):
+    """The ladder's tables in a :class:`~server.storage.sqlite.SqliteStore`'s file."""
 
     def __init__(self, store: SqliteStore) -> None:
         self.store = store
-        setup = sqlite3.connect(store.path, timeout=30)
-        try:
-            setup.executescript(SCHEMA)
-            setup.commit()
-        finally:
-            setup.close()
 
-    # ---- loading -----------------------------------------------------------------------------
+    # ---- reading -----------------------------------------------------------------------------
 
     def entities(self) -> list[Entity]:
         rows = self.store.query("SELECT id, game, account, bot, version, seeded_from, "
                                 "created_after, created_at FROM ladder_entities ORDER BY id")
         return [Entity(*row) for row in rows]
 
+    def standings(self) -> dict[int, Standing]:
+        return {entity: Standing(Rating(mu, sigma), wins, draws, losses)
+                for entity, mu, sigma, wins, draws, losses in self.store.query(
+                    "SELECT entity, mu, sigma, wins, draws, losses FROM ladder_ratings")}
+
     def matches(self, *, game: str | None = None, status: str | None = None,
                 limit: int | None = None) -> list[LadderMatchRow]:
-        """Raw results, newest first."""
         where: list[str] = []
         params: list[Any] = []
         if game is not None:
@@ -157,29 +85,19 @@ class LadderStore:
                               _ratings_of(before), _ratings_of(after), started, started_at,
                               ended_at)
 
-    def load_book(self) -> LadderBook:
-        """The book as stored: entities, current ratings and counts, seat counts from every
-        match, the last ``seq``."""
-        book = LadderBook()
-        for entity in self.entities():
-            book.restore(entity, Standing())
-        for entity_id, mu, sigma, wins, draws, losses in self.store.query(
-                "SELECT entity, mu, sigma, wins, draws, losses FROM ladder_ratings"):
-            standing = book.standings.get(entity_id)
-            if standing is not None:
-                standing.rating = Rating(mu, sigma)
-                standing.wins, standing.draws, standing.losses = wins, draws, losses
-        # Entities seeded but never rated start where their seed stood when they joined:
-        # their start rating is in the ratings table too (written on creation).
-        for row in reversed(self.matches()):
-            book.started(row.entities, row.started)
-        (last,) = self.store.query("SELECT COALESCE(MAX(seq), 0) FROM ladder_matches")[0]
-        book.seq = int(last)
-        return book
+    def history(self, entity_id: int, limit: int | None = None) -> list[dict[str, Any]]:
+        sql = ("SELECT seq, match_id, at, rank, mu, sigma FROM ladder_history WHERE entity=? "
+               "ORDER BY seq DESC")
+        params: list[Any] = [entity_id]
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [rating_point(*row) for row in reversed(self.store.query(sql, params))]
+
+    def flush(self) -> None:
+        self.store.flush()
 
     def void_live(self) -> int:
-        """At start-up: ladder matches still ``live`` were cut off by a stop or crash of an
-        earlier server: a server-side fault, so ``void``. Returns how many."""
         (count,) = self.store.query(
             "SELECT COUNT(*) FROM ladder_matches WHERE status='live'")[0]
         ended = utc_now()
@@ -240,47 +158,21 @@ class LadderStore:
 
         self.store.write_later(write)
 
-    # ---- history -----------------------------------------------------------------------------
-
-    def history(self, entity_id: int, limit: int | None = None) -> list[dict[str, Any]]:
-        """``RatingPoint`` objects of one entity, oldest first (the latest ``limit``)."""
-        sql = ("SELECT seq, match_id, at, rank, mu, sigma FROM ladder_history WHERE entity=? "
-               "ORDER BY seq DESC")
-        params: list[Any] = [entity_id]
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        rows = self.store.query(sql, params)
-        return [{"seq": seq, "match_id": match_id, "at": at, "rank": rank, "mu": mu,
-                 "sigma": sigma, "ordinal": Rating(mu, sigma).ordinal}
-                for seq, match_id, at, rank, mu, sigma in reversed(rows)]
-
-    # ---- rerating ----------------------------------------------------------------------------
-
-    def rerate(self) -> tuple[LadderBook, list[RatedResult]]:
-        """Recompute every rating from the raw results and rewrite the derived tables
-        (ratings, history, each rated match's before/after). Run it while no server uses the
-        file. Returns the new book and the results in rating order."""
-        rated = sorted(self.matches(status="rated"), key=lambda m: m.seq or 0)
-        book, results = LadderBook.replay(
-            self.entities(), [(m.seq or 0, m.match_id, m.entities, m.ranks or []) for m in rated])
-        ended = {m.match_id: m.ended_at or m.started_at for m in rated}
-        for row in reversed(self.matches()):
-            book.started(row.entities, row.started)
-
+    def replace_derived(self, book: LadderBook, results: Sequence[RatedResult],
+                        ended_at: dict[str, str]) -> None:
         def write(conn: sqlite3.Connection) -> None:
             conn.execute("DELETE FROM ladder_history")
             conn.execute("DELETE FROM ladder_ratings")
-            for r in results:
-                conn.execute("UPDATE ladder_matches SET seq=NULL WHERE match_id=?",
-                             (r.match_id,))
+            # seq is UNIQUE: clear them all before renumbering
+            conn.executemany("UPDATE ladder_matches SET seq=NULL WHERE match_id=?",
+                             [(r.match_id,) for r in results])
             for r in results:
                 conn.execute("UPDATE ladder_matches SET seq=?, before=?, after=? "
                              "WHERE match_id=?", (r.seq, _ratings_json(r.before),
                                                   _ratings_json(r.after), r.match_id))
                 conn.executemany(
                     "INSERT INTO ladder_history VALUES (?,?,?,?,?,?,?)",
-                    [(e, r.seq, r.match_id, rank, a.mu, a.sigma, ended[r.match_id])
+                    [(e, r.seq, r.match_id, rank, a.mu, a.sigma, ended_at[r.match_id])
                      for e, rank, a in zip(r.entities, r.ranks, r.after, strict=True)])
             conn.executemany(
                 "INSERT INTO ladder_ratings VALUES (?,?,?,?,?,?)",
@@ -288,5 +180,3 @@ class LadderStore:
                  for e, s in book.standings.items()])
 
         self.store.write_later(write)
-        self.store.flush()
-        return book, results

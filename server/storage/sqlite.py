@@ -1,204 +1,41 @@
-"""Storage: accounts and matches behind one small interface, SQLite by default.
+"""The SQLite backend: accounts, matches and the ladder in one stdlib ``sqlite3`` file.
 
-:class:`Store` is the interface the server uses; :class:`SqliteStore` implements it on a
-stdlib ``sqlite3`` file in WAL mode. A PostgreSQL backend implements the same methods.
+:class:`SqliteStore` implements :class:`~server.storage.base.Store` on a file in WAL mode:
+one writer thread applies the queued writes in order, many per commit (so the event loop
+never waits for the disk), and one lock-guarded connection reads. Its ladder sub-store is
+:class:`~server.storage.sqlite_ladder.SqliteLadderStore`, whose writes go through the same
+queue. Opening a file migrates it to the current schema (:mod:`server.storage.sqlite_schema`).
 
-Contract:
-
-* Bearer tokens are never stored: an account keeps the SHA-256 of its token
-  (:func:`token_hash`). :meth:`Store.create_account` returns the token once.
-* Match writes (:meth:`Store.save_match`, :meth:`Store.append_actions`,
-  :meth:`Store.update_match`) return at once: a writer thread applies them in order, many
-  per commit. So the event loop never waits for the disk. :meth:`Store.flush` blocks until
-  everything queued so far is on disk.
-* A live match's progress is appended, not rewritten: :meth:`Store.append_actions` adds new
-  log entries (the server sends them in batches every fraction of a second; SQLite keeps
-  each match's new entries of a batch as one row), so the cost per action stays constant
-  however long the match. :meth:`Store.update_match` writes the whole
-  log once, when the match ends.
-* Reads (``get_*``/``list_*``) read what is committed; they are cheap but do touch the
-  disk, so the server calls them off the event loop where they may be slow (replays).
-* A match is stored as game + options + seat count + seed + action log (+ a custom start
-  state), so replays cost nothing; live matches are written as they go (status ``live``),
-  so a restarted server can list them.
+A live match's appended entries are kept as one ``match_log_chunks`` row per run of
+consecutive entries of a batch (the server hands each match's new entries over in order,
+every fraction of a second), so the cost per action stays constant however long the match.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import queue
-import secrets
 import sqlite3
 import threading
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from protocol.codec import encode_json
-
-ACCOUNT_KINDS = ("human", "bot")
-MATCH_STATUSES = ("live", "over", "void")
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def new_token() -> str:
-    """A bearer token: 256 random bits, URL-safe, prefixed so that it never starts with ``-``
-    (a token pasted after ``--token`` must not read as an option) and is recognisable in a
-    secret scanner."""
-    return "arena_" + secrets.token_urlsafe(32)
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-@dataclass(frozen=True)
-class Account:
-    name: str
-    kind: str
-    created_at: str
-
-
-@dataclass
-class MatchRow:
-    """One stored match. ``seats`` is ``[{"seat", "name", "kind"}]``; ``seed`` is secret."""
-
-    id: str
-    game: str
-    options: dict[str, Any]
-    num_seats: int
-    seed: int
-    seats: list[dict[str, Any]]
-    clock: dict[str, Any] | None = None
-    start: dict[str, Any] | None = None
-    log: list[dict[str, Any]] = field(default_factory=list)
-    outcome: dict[str, Any] | None = None
-    status: str = "live"
-    moves: int = 0
-    created_at: str = field(default_factory=utc_now)
-    ended_at: str | None = None
-
-    def record(self) -> dict[str, Any]:
-        """The replay record **without** the seed (what a client of a finished match gets)."""
-        return {"game": self.game, "num_seats": self.num_seats, "options": self.options,
-                "start": self.start, "log": self.log, "outcome": self.outcome}
-
-    def summary(self) -> dict[str, Any]:
-        """Public facts, fit for any client at any time (no log, no seed)."""
-        return {"match_id": self.id, "game": self.game, "seats": self.seats,
-                "status": self.status, "started_at": self.created_at,
-                "ended_at": self.ended_at, "moves": self.moves, "outcome": self.outcome}
-
-
-class StoreError(Exception):
-    pass
-
-
-class Store(ABC):
-    """What the server needs from storage. Implementations are thread-safe."""
-
-    # accounts
-    @abstractmethod
-    def create_account(self, name: str, kind: str) -> str:
-        """Create an account and return its bearer token (shown once, stored hashed).
-        Raises :class:`StoreError` if the name is taken or the kind unknown."""
-
-    @abstractmethod
-    def rotate_token(self, name: str) -> str:
-        """Give an existing account a new bearer token (the old one stops working) and
-        return it. Raises :class:`StoreError` for an unknown account."""
-
-    @abstractmethod
-    def account_for_token(self, token: str) -> Account | None: ...
-
-    @abstractmethod
-    def get_account(self, name: str) -> Account | None: ...
-
-    @abstractmethod
-    def list_accounts(self) -> list[Account]: ...
-
-    # matches
-    @abstractmethod
-    def save_match(self, row: MatchRow) -> None:
-        """Queue an insert-or-replace of the whole row."""
-
-    @abstractmethod
-    def append_actions(self, entries: Sequence[tuple[str, int, dict[str, Any]]],
-                       moves: Mapping[str, int]) -> None:
-        """Queue new log entries of live matches, ``(match_id, index, entry)`` each, and
-        their move counts."""
-
-    @abstractmethod
-    def update_match(self, match_id: str, *, log: Sequence[dict[str, Any]], moves: int,
-                     status: str = "live", outcome: dict[str, Any] | None = None,
-                     ended_at: str | None = None) -> None:
-        """Queue a write of a match's whole log and status (and, when it ends, its
-        result)."""
-
-    @abstractmethod
-    def void_live_matches(self) -> int:
-        """At start-up: matches still ``live`` were cut off by a stop or a crash of an
-        earlier server. Mark them ``void`` (unrated, logs kept) and return how many."""
-
-    @abstractmethod
-    def get_match(self, match_id: str) -> MatchRow | None: ...
-
-    @abstractmethod
-    def list_matches(self, *, status: str | None = None, game: str | None = None,
-                     limit: int = 100) -> list[MatchRow]: ...
-
-    @abstractmethod
-    def flush(self) -> None:
-        """Block until every queued write is committed."""
-
-    @abstractmethod
-    def close(self) -> None: ...
-
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS accounts (
-    name        TEXT PRIMARY KEY,
-    kind        TEXT NOT NULL,
-    token_hash  TEXT NOT NULL UNIQUE,
-    created_at  TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS matches (
-    id          TEXT PRIMARY KEY,
-    game        TEXT NOT NULL,
-    options     TEXT NOT NULL,
-    num_seats   INTEGER NOT NULL,
-    seed        INTEGER NOT NULL,
-    seats       TEXT NOT NULL,
-    clock       TEXT,
-    start       TEXT,
-    log         TEXT NOT NULL,
-    outcome     TEXT,
-    status      TEXT NOT NULL,
-    moves       INTEGER NOT NULL DEFAULT 0,
-    created_at  TEXT NOT NULL,
-    ended_at    TEXT
-);
-CREATE INDEX IF NOT EXISTS matches_status ON matches(status, created_at);
-CREATE TABLE IF NOT EXISTS match_actions (
-    match_id    TEXT NOT NULL,
-    idx         INTEGER NOT NULL,
-    entry       TEXT NOT NULL,
-    PRIMARY KEY (match_id, idx)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS match_log_chunks (
-    match_id    TEXT NOT NULL,
-    first       INTEGER NOT NULL,
-    entries     TEXT NOT NULL,
-    PRIMARY KEY (match_id, first)
-) WITHOUT ROWID;
-"""
+from server.storage.base import (
+    Account,
+    MatchRow,
+    Store,
+    StoreError,
+    check_new_account,
+    check_status,
+    merge_log,
+    new_token,
+    token_hash,
+    utc_now,
+)
+from server.storage.sqlite_ladder import SqliteLadderStore
+from server.storage.sqlite_schema import migrate
 
 _MATCH_COLUMNS = ("id, game, options, num_seats, seed, seats, clock, start, log, outcome, "
                   "status, moves, created_at, ended_at")
@@ -219,13 +56,16 @@ class SqliteStore(Store):
     """SQLite in WAL mode; one writer thread batching commits, one lock-guarded reader."""
 
     def __init__(self, path: str | Path, *, batch: int = 500) -> None:
+        """Open (creating or migrating) the file at ``path``. Raises :class:`StoreError` for
+        a file of a newer schema version than this code knows."""
         self.path = str(path)
         self._batch = batch
-        # The schema is created synchronously so the store is usable on return.
-        setup = self._connect()
-        setup.executescript(_SCHEMA)
-        setup.commit()
-        setup.close()
+        # Migrated synchronously, so the store is usable on return.
+        setup = self._connect(autocommit=True)
+        try:
+            migrate(setup, self.path)
+        finally:
+            setup.close()
         self._reader = self._connect(check_same_thread=False)
         self._read_lock = threading.Lock()
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -234,9 +74,13 @@ class SqliteStore(Store):
         self._writer = threading.Thread(target=self._write_loop, name="arena-store-writer",
                                         daemon=True)
         self._writer.start()
+        self._ladder = SqliteLadderStore(self)
 
-    def _connect(self, check_same_thread: bool = True) -> sqlite3.Connection:
+    def _connect(self, check_same_thread: bool = True, *,
+                 autocommit: bool = False) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, check_same_thread=check_same_thread, timeout=30)
+        if autocommit:  # the caller begins and ends its transactions itself
+            conn.isolation_level = None
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")  # durable at checkpoints; WAL keeps it safe
         return conn
@@ -291,15 +135,13 @@ class SqliteStore(Store):
                     if params[2] != "live":  # the whole log is in the row now
                         conn.execute("DELETE FROM match_log_chunks WHERE match_id=?",
                                      (params[-1],))
-                        conn.execute("DELETE FROM match_actions WHERE match_id=?",
-                                     (params[-1],))
                 elif kind == "token":
                     conn.execute("UPDATE accounts SET token_hash=? WHERE name=?", params)
                 elif kind == "account":
                     conn.execute("INSERT INTO accounts (name, kind, token_hash, created_at) "
                                  "VALUES (?,?,?,?)", params)
                 elif kind == "call":
-                    params(conn)  # an extension's write (the ladder's), in queue order
+                    params(conn)  # a sub-store's write (the ladder's), in queue order
 
     def _put(self, op: Any) -> None:
         if self._closed:
@@ -309,12 +151,16 @@ class SqliteStore(Store):
     def write_later(self, write: Callable[[sqlite3.Connection], object]) -> None:
         """Queue ``write(connection)`` for the writer thread, in order with every other
         queued write; it runs inside the batch's transaction (so one call is atomic). For
-        modules that keep their own tables in this file (the ladder)."""
+        this backend's sub-stores (the ladder's), which keep their tables in this file."""
         self._put(("call", "", write))
 
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
-        """Read committed rows with the store's reader connection."""
+        """Read committed rows with the store's reader connection (for this backend's
+        sub-stores)."""
         return self._read(sql, params)
+
+    def ladder(self) -> SqliteLadderStore:
+        return self._ladder
 
     def flush(self) -> None:
         marker = _Flush()
@@ -337,11 +183,7 @@ class SqliteStore(Store):
     # ---- accounts --------------------------------------------------------------------------
 
     def create_account(self, name: str, kind: str) -> str:
-        if kind not in ACCOUNT_KINDS:
-            raise StoreError(f"account kind must be one of {', '.join(ACCOUNT_KINDS)}")
-        if not name or len(name) > 64 or not name.replace("-", "").replace("_", "").replace(
-                ".", "").isalnum():
-            raise StoreError("account names are 1-64 letters, digits, '-', '_' or '.'")
+        check_new_account(name, kind)
         if self.get_account(name) is not None:
             raise StoreError(f"an account named {name!r} exists already")
         token = new_token()
@@ -359,6 +201,8 @@ class SqliteStore(Store):
 
     def _read(self, sql: str, params: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
         with self._read_lock:
+            if self._closed:
+                raise StoreError("the store is closed")
             return self._reader.execute(sql, tuple(params)).fetchall()
 
     def account_for_token(self, token: str) -> Account | None:
@@ -406,42 +250,16 @@ class SqliteStore(Store):
     def update_match(self, match_id: str, *, log: Sequence[dict[str, Any]], moves: int,
                      status: str = "live", outcome: dict[str, Any] | None = None,
                      ended_at: str | None = None) -> None:
-        if status not in MATCH_STATUSES:
-            raise StoreError(f"unknown match status {status!r}")
+        check_status(status)
         self._put(("update", match_id, (
             _dumps(list(log)), moves, status, None if outcome is None else _dumps(outcome),
             ended_at, match_id)))
 
     def _live_log(self, match_id: str, stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """A live match's log: the row's log followed by the appended entries (single
-        entries as written before chunks, then chunks of consecutive entries)."""
-        log = list(stored)
-
-        def put(idx: int, entry: dict[str, Any]) -> None:
-            if idx == len(log):
-                log.append(entry)
-            elif idx < len(log):
-                log[idx] = entry
-
-        for idx, entry in self._read("SELECT idx, entry FROM match_actions WHERE match_id=? "
-                                     "ORDER BY idx", (match_id,)):
-            put(idx, json.loads(entry))
-        for first, entries in self._read("SELECT first, entries FROM match_log_chunks "
-                                         "WHERE match_id=? ORDER BY first", (match_id,)):
-            for offset, entry in enumerate(json.loads(entries)):
-                put(first + offset, entry)
-        return log
-
-    def void_live_matches(self) -> int:
-        rows = self._read("SELECT id, num_seats, log, moves FROM matches WHERE status='live'")
-        ended = utc_now()
-        for match_id, num_seats, log, moves in rows:
-            self.update_match(match_id, log=self._live_log(match_id, json.loads(log)),
-                              moves=moves, status="void",
-                              outcome={"ranks": [0] * num_seats, "reason": "void"},
-                              ended_at=ended)
-        self.flush()
-        return len(rows)
+        """A live match's log: the row's log continued by its chunks."""
+        return merge_log(stored, ((first, json.loads(entries)) for first, entries in self._read(
+            "SELECT first, entries FROM match_log_chunks WHERE match_id=? ORDER BY first",
+            (match_id,))))
 
     @staticmethod
     def _row(values: tuple[Any, ...]) -> MatchRow:

@@ -134,18 +134,40 @@ class Store(ABC):
     """What the server needs from storage. Implementations are thread-safe."""
 
     # accounts
-    @abstractmethod
     def create_account(self, name: str, kind: str) -> str:
         """Create an account and return its bearer token (shown once, stored hashed).
         Raises :class:`StoreError` if the name is taken or invalid, or the kind unknown."""
+        check_new_account(name, kind)
+        if self.get_account(name) is not None:
+            raise StoreError(f"an account named {name!r} exists already")
+        token = new_token()
+        self._add_account(Account(name, kind, utc_now()), token_hash(token))
+        return token
 
-    @abstractmethod
     def rotate_token(self, name: str) -> str:
         """Give an existing account a new bearer token (the old one stops working) and
         return it. Raises :class:`StoreError` for an unknown account."""
+        if self.get_account(name) is None:
+            raise StoreError(f"no account named {name!r}")
+        token = new_token()
+        self._set_token_hash(name, token_hash(token))
+        return token
 
     @abstractmethod
-    def account_for_token(self, token: str) -> Account | None: ...
+    def _add_account(self, account: Account, hashed_token: str) -> None:
+        """Store a new account, committed on return (:class:`StoreError` if the name is
+        taken after all)."""
+
+    @abstractmethod
+    def _set_token_hash(self, name: str, hashed_token: str) -> None:
+        """Replace an account's token hash, committed on return."""
+
+    def account_for_token(self, token: str) -> Account | None:
+        """The account whose bearer token this is (``None`` for an unknown token)."""
+        return self._account_by_token_hash(token_hash(token))
+
+    @abstractmethod
+    def _account_by_token_hash(self, hashed_token: str) -> Account | None: ...
 
     @abstractmethod
     def get_account(self, name: str) -> Account | None: ...

@@ -24,11 +24,8 @@ from server.storage.base import (
     MatchRow,
     Store,
     StoreError,
-    check_new_account,
     check_status,
     merge_log,
-    new_token,
-    token_hash,
     utc_now,
 )
 from server.storage.ladder import LadderMatchRow, LadderStore, rating_point
@@ -90,29 +87,21 @@ class MemoryStore(Store):
         if self._closed:
             raise StoreError("the store is closed")
 
-    def create_account(self, name: str, kind: str) -> str:
-        check_new_account(name, kind)
-        token = new_token()
+    def _add_account(self, account: Account, hashed_token: str) -> None:
         with self._lock:
             self._check_open()
-            if name in self._accounts:
-                raise StoreError(f"an account named {name!r} exists already")
-            self._accounts[name] = (Account(name, kind, utc_now()), token_hash(token))
-        return token
+            if account.name in self._accounts:
+                raise StoreError(f"an account named {account.name!r} exists already")
+            self._accounts[account.name] = (account, hashed_token)
 
-    def rotate_token(self, name: str) -> str:
-        token = new_token()
+    def _set_token_hash(self, name: str, hashed_token: str) -> None:
         with self._lock:
             self._check_open()
-            if name not in self._accounts:
-                raise StoreError(f"no account named {name!r}")
-            self._accounts[name] = (self._accounts[name][0], token_hash(token))
-        return token
+            self._accounts[name] = (self._accounts[name][0], hashed_token)
 
-    def account_for_token(self, token: str) -> Account | None:
-        wanted = token_hash(token)
-        return self.read(lambda: next(
-            (account for account, hashed in self._accounts.values() if hashed == wanted), None))
+    def _account_by_token_hash(self, hashed_token: str) -> Account | None:
+        return self.read(lambda: next((account for account, hashed in self._accounts.values()
+                                       if hashed == hashed_token), None))
 
     def get_account(self, name: str) -> Account | None:
         return self.read(lambda: self._accounts[name][0] if name in self._accounts else None)

@@ -22,18 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol.codec import encode_json
-from server.storage.base import (
-    Account,
-    MatchRow,
-    Store,
-    StoreError,
-    check_new_account,
-    check_status,
-    merge_log,
-    new_token,
-    token_hash,
-    utc_now,
-)
+from server.storage.base import Account, MatchRow, Store, StoreError, check_status, merge_log
 from server.storage.sqlite_ladder import SqliteLadderStore
 from server.storage.sqlite_schema import migrate
 
@@ -159,6 +148,21 @@ class SqliteStore(Store):
         sub-stores)."""
         return self._read(sql, params)
 
+    def select(self, sql: str, *, order_by: str, limit: int | None = None,
+               **equal: Any) -> list[tuple[Any, ...]]:
+        """:meth:`query` ``sql`` (a ``SELECT … FROM …``) for the rows whose columns equal
+        the ``equal`` values that are not ``None``, in ``order_by`` order, ``limit`` at the
+        most. Column names come from the code, never from a client."""
+        where = [(column, value) for column, value in equal.items() if value is not None]
+        params = [value for _, value in where]
+        if where:
+            sql += " WHERE " + " AND ".join(f"{column}=?" for column, _ in where)
+        sql += f" ORDER BY {order_by}"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return self._read(sql, params)
+
     def ladder(self) -> SqliteLadderStore:
         return self._ladder
 
@@ -182,22 +186,14 @@ class SqliteStore(Store):
 
     # ---- accounts --------------------------------------------------------------------------
 
-    def create_account(self, name: str, kind: str) -> str:
-        check_new_account(name, kind)
-        if self.get_account(name) is not None:
-            raise StoreError(f"an account named {name!r} exists already")
-        token = new_token()
-        self._put(("account", name, (name, kind, token_hash(token), utc_now())))
+    def _add_account(self, account: Account, hashed_token: str) -> None:
+        self._put(("account", account.name,
+                   (account.name, account.kind, hashed_token, account.created_at)))
         self.flush()
-        return token
 
-    def rotate_token(self, name: str) -> str:
-        if self.get_account(name) is None:
-            raise StoreError(f"no account named {name!r}")
-        token = new_token()
-        self._put(("token", name, (token_hash(token), name)))
+    def _set_token_hash(self, name: str, hashed_token: str) -> None:
+        self._put(("token", name, (hashed_token, name)))
         self.flush()
-        return token
 
     def _read(self, sql: str, params: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
         with self._read_lock:
@@ -205,9 +201,9 @@ class SqliteStore(Store):
                 raise StoreError("the store is closed")
             return self._reader.execute(sql, tuple(params)).fetchall()
 
-    def account_for_token(self, token: str) -> Account | None:
+    def _account_by_token_hash(self, hashed_token: str) -> Account | None:
         rows = self._read("SELECT name, kind, created_at FROM accounts WHERE token_hash=?",
-                          (token_hash(token),))
+                          (hashed_token,))
         return Account(*rows[0]) if rows else None
 
     def get_account(self, name: str) -> Account | None:
@@ -283,17 +279,6 @@ class SqliteStore(Store):
 
     def list_matches(self, *, status: str | None = None, game: str | None = None,
                      limit: int = 100) -> list[MatchRow]:
-        where: list[str] = []
-        params: list[Any] = []
-        if status is not None:
-            where.append("status=?")
-            params.append(status)
-        if game is not None:
-            where.append("game=?")
-            params.append(game)
-        sql = f"SELECT {_MATCH_COLUMNS} FROM matches"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY created_at DESC, id LIMIT ?"
-        params.append(limit)
-        return [self._row(r) for r in self._read(sql, params)]
+        return [self._row(r) for r in self.select(
+            f"SELECT {_MATCH_COLUMNS} FROM matches", order_by="created_at DESC, id",
+            limit=limit, status=status, game=game)]

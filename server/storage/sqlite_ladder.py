@@ -59,22 +59,9 @@ class SqliteLadderStore(LadderStore):
 
     def matches(self, *, game: str | None = None, status: str | None = None,
                 limit: int | None = None) -> list[LadderMatchRow]:
-        where: list[str] = []
-        params: list[Any] = []
-        if game is not None:
-            where.append("game=?")
-            params.append(game)
-        if status is not None:
-            where.append("status=?")
-            params.append(status)
-        sql = f"SELECT {_MATCH_COLUMNS} FROM ladder_matches"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY started DESC, match_id"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        return [self._match(row) for row in self.store.query(sql, params)]
+        return [self._match(row) for row in self.store.select(
+            f"SELECT {_MATCH_COLUMNS} FROM ladder_matches", order_by="started DESC, match_id",
+            limit=limit, game=game, status=status)]
 
     @staticmethod
     def _match(row: tuple[Any, ...]) -> LadderMatchRow:
@@ -86,13 +73,9 @@ class SqliteLadderStore(LadderStore):
                               ended_at)
 
     def history(self, entity_id: int, limit: int | None = None) -> list[dict[str, Any]]:
-        sql = ("SELECT seq, match_id, at, rank, mu, sigma FROM ladder_history WHERE entity=? "
-               "ORDER BY seq DESC")
-        params: list[Any] = [entity_id]
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        return [rating_point(*row) for row in reversed(self.store.query(sql, params))]
+        rows = self.store.select("SELECT seq, match_id, at, rank, mu, sigma FROM ladder_history",
+                                 order_by="seq DESC", limit=limit, entity=entity_id)
+        return [rating_point(*row) for row in reversed(rows)]
 
     def flush(self) -> None:
         self.store.flush()

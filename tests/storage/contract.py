@@ -28,3 +28,17 @@ def row(match_id: str, created: str = "2024-01-01T00:00:00.000Z", *,
                     seed=2**62 + 3, seats=[{"seat": 0, "name": "a", "kind": "bot"},
                                            {"seat": 1, "name": "b", "kind": "guest"}],
                     clock={"initial_ms": 1000, "increment_ms": 0}, created_at=created)
+
+
+def append_interleaved(store: Store) -> None:
+    """Live matches ``a`` and ``b`` with three batches of progress: interleaved, then a
+    rewritten entry of ``a`` and one beyond a gap; flushed."""
+    for match_id in ("a", "b"):
+        store.save_match(row(match_id))
+    store.append_actions([("a", 0, {"n": 0}), ("b", 0, {"n": 100}), ("a", 1, {"n": 1}),
+                          ("a", 2, {"n": 2}), ("b", 1, {"n": 101})], {"a": 3, "b": 2})
+    store.append_actions([("b", 2, {"n": 102}), ("a", 3, {"n": 3}), ("a", 4, {"n": 4})],
+                         {"a": 5, "b": 3})
+    store.append_actions([("a", 4, {"n": "4 again"}), ("a", 9, {"n": "after a gap"})],
+                         {"a": 6})
+    store.flush()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from server.storage import Store, StoreError
-from tests.storage.contract import row
+from tests.storage.contract import append_interleaved, row
 
 
 def test_match_progress_is_written_in_order_and_read_back(store: Store) -> None:
@@ -39,15 +39,7 @@ def test_match_progress_is_written_in_order_and_read_back(store: Store) -> None:
 def test_interleaved_progress_of_several_matches_reads_back_exactly(store: Store) -> None:
     """Interleaved batches of several matches, gaps and rewritten entries read back
     exactly."""
-    for match_id in ("a", "b"):
-        store.save_match(row(match_id))
-    store.append_actions([("a", 0, {"n": 0}), ("b", 0, {"n": 100}), ("a", 1, {"n": 1}),
-                          ("a", 2, {"n": 2}), ("b", 1, {"n": 101})], {"a": 3, "b": 2})
-    store.append_actions([("b", 2, {"n": 102}), ("a", 3, {"n": 3}), ("a", 4, {"n": 4})],
-                         {"a": 5, "b": 3})
-    store.append_actions([("a", 4, {"n": "4 again"}), ("a", 9, {"n": "after a gap"})],
-                         {"a": 6})
-    store.flush()
+    append_interleaved(store)
     a, b = store.get_match("a"), store.get_match("b")
     assert a is not None and b is not None
     assert a.log == [{"n": 0}, {"n": 1}, {"n": 2}, {"n": 3}, {"n": "4 again"}]

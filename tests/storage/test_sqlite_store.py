@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 from server.storage import SqliteStore, token_hash
-from tests.storage.contract import row
+from tests.storage.contract import append_interleaved, row
 
 
 def test_accounts_keep_only_the_token_hash(tmp_path: Path) -> None:
@@ -33,15 +33,7 @@ def test_interleaved_progress_of_several_matches_is_stored_in_chunks(tmp_path: P
     batches, ``test_contract_matches.py``, checks what reads back)."""
     store = SqliteStore(tmp_path / "arena.sqlite3")
     try:
-        for match_id in ("a", "b"):
-            store.save_match(row(match_id))
-        store.append_actions([("a", 0, {"n": 0}), ("b", 0, {"n": 100}), ("a", 1, {"n": 1}),
-                              ("a", 2, {"n": 2}), ("b", 1, {"n": 101})], {"a": 3, "b": 2})
-        store.append_actions([("b", 2, {"n": 102}), ("a", 3, {"n": 3}), ("a", 4, {"n": 4})],
-                             {"a": 5, "b": 3})
-        store.append_actions([("a", 4, {"n": "4 again"}), ("a", 9, {"n": "after a gap"})],
-                             {"a": 6})
-        store.flush()
+        append_interleaved(store)
         chunks = store.query("SELECT match_id, first FROM match_log_chunks ORDER BY 1, 2")
         assert chunks == [("a", 0), ("a", 3), ("a", 4), ("a", 9), ("b", 0), ("b", 2)]
         store.update_match("a", log=[], moves=0, status="over")

@@ -13,8 +13,9 @@
   (including a crash, timeout, disconnect or resignation, which the match runner already
   turned into a loss) updates every seat's rating at once in the :class:`LadderBook`; a
   match voided by a server fault is recorded and changes nothing;
-* keeps everything in the server's SQLite file (:class:`~server.ladder_store.LadderStore`):
-  a restarted server loads the book as it was and voids the ladder matches that were cut off.
+* keeps everything in the server's store, through its ladder sub-store
+  (:meth:`server.storage.Store.ladder`, a :class:`~server.storage.LadderStore`): a restarted
+  server loads the book as it was and voids the ladder matches that were cut off.
 
 The clock (``now``, seconds since the epoch by default) and the scheduler's random generator
 are injected, so tests can drive the service deterministically.
@@ -37,12 +38,11 @@ from engine import registry
 from server.clocks import Clock
 from server.games import available_names
 from server.ladder_book import DEFAULT_MIN_GAMES, Entity, LadderBook
-from server.ladder_store import LadderMatchRow, LadderStore
 from server.lobby import LobbyError, MatchSpec
 from server.ratings import Rating
 from server.scheduler import Candidate, PairLog, Policy, plan
 from server.sessions import Session
-from server.storage import SqliteStore, utc_now
+from server.storage import LadderMatchRow, LadderStore, utc_now
 
 if TYPE_CHECKING:
     from server.app import ArenaServer
@@ -142,18 +142,17 @@ class LadderService:
     # ---- lifecycle -------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Load the books (voiding ladder matches an earlier server left live) and start the
-        scheduler. A store that is not SQLite runs the ladder in memory only."""
-        if isinstance(self.server.store, SqliteStore):
-            self.store = await asyncio.to_thread(LadderStore, self.server.store)
-            voided = await asyncio.to_thread(self.store.void_live)
-            if voided:
-                log.warning("interrupted_ladder_matches_voided", count=voided)
-            self.book = await asyncio.to_thread(self.store.load_book)
-            since = self.now() - self.pair_log.span_s
-            for row in await asyncio.to_thread(self.store.matches):
-                if row.started > since:
-                    self.pair_log.add(row.entities, row.started)
+        """Load the books from the server store's ladder sub-store (voiding ladder matches
+        an earlier server left live) and start the scheduler."""
+        self.store = self.server.store.ladder()
+        voided = await asyncio.to_thread(self.store.void_live)
+        if voided:
+            log.warning("interrupted_ladder_matches_voided", count=voided)
+        self.book = await asyncio.to_thread(self.store.load_book)
+        since = self.now() - self.pair_log.span_s
+        for row in await asyncio.to_thread(self.store.matches):
+            if row.started > since:
+                self.pair_log.add(row.entities, row.started)
         self._task = asyncio.get_running_loop().create_task(self._run(), name="arena-ladder")
         log.info("ladder_started", entities=len(self.book.entities), seq=self.book.seq)
 
@@ -417,7 +416,7 @@ class LadderService:
         store = self.store
         if store is not None:
             def read() -> list[dict[str, Any]]:
-                store.store.flush()  # what this server rated so far is committed first
+                store.flush()  # what this server rated so far is committed first
                 return store.history(entity.id, limit)
             points = await asyncio.to_thread(read)
         return {"type": "rating_history", "game": entity.game, **entity.label(),
@@ -431,7 +430,7 @@ class LadderService:
         limit = max(1, min(MAX_LIST, int(limit)))
 
         def read() -> list[LadderMatchRow]:
-            store.store.flush()
+            store.flush()
             return store.matches(game=game, limit=limit)
 
         return [self.match_json(row) for row in await asyncio.to_thread(read)]

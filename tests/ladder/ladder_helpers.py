@@ -15,7 +15,7 @@ from clients.connection import NO_RECONNECT
 from clients.runner import BotRunner
 from server.app import ArenaServer
 from server.ladder import LadderSettings
-from server.storage import SqliteStore
+from server.storage import SqliteStore, Store
 
 
 class Tracked:
@@ -55,7 +55,7 @@ class Arena:
     """A server with its store, and the ladder bots started against it."""
 
     path: Path
-    store: SqliteStore
+    store: Store
     server: ArenaServer
     bots: list[LadderBot] = field(default_factory=list)
     peaks: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -108,7 +108,7 @@ class Arena:
 
 
 async def open_arena(path: Path, settings: LadderSettings, *, grace_s: float = 5.0,
-                     store: SqliteStore | None = None) -> Arena:
+                     store: Store | None = None) -> Arena:
     store = store or SqliteStore(path)
     server = ArenaServer(store, grace_s=grace_s, ladder=settings)
     await server.start("127.0.0.1", 0)

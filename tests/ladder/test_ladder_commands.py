@@ -14,7 +14,6 @@ from ladder_helpers import arena
 
 from server.clocks import Clock
 from server.ladder import GameLadder, LadderSettings
-from server.ladder_store import LadderStore
 from server.storage import SqliteStore
 from tools import cli
 
@@ -68,7 +67,7 @@ async def test_show_and_rerate_read_what_the_server_wrote(
     assert f"rerated {rated - 1} results (1 void" in capsys.readouterr().out
     store = SqliteStore(db)
     try:
-        book = LadderStore(store).load_book()
+        book = store.ladder().load_book()
     finally:
         store.close()
     assert sum(s.games for s in book.standings.values()) == 2 * (rated - 1)

@@ -1,18 +1,16 @@
-"""Ratings (server/ratings.py), the books (server/ladder_book.py) and their SQLite tables
-(server/ladder_store.py): updates, ranks with ties, seeding, the leaderboard, and rerating
-from raw results reproducing every stored rating exactly."""
+"""Ratings (server/ratings.py) and the books (server/ladder_book.py): updates, ranks with
+ties, seeding, the leaderboard, and rerating from raw results reproducing every rating
+exactly. (How every store keeps the books and rerates them is a store contract test:
+``tests/storage/test_contract_ladder.py``, where this file's store test moved.)"""
 
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 
 from server.ladder_book import LadderBook
-from server.ladder_store import LadderStore
 from server.ratings import INITIAL, SEED_SIGMA, Rating, rate, result_word, seeded_rating
-from server.storage import SqliteStore
 
 
 def test_a_win_moves_both_ratings_and_is_pinned_to_the_model() -> None:
@@ -107,59 +105,3 @@ def test_replaying_raw_results_gives_the_same_ratings_exactly() -> None:
             standing.wins, standing.draws, standing.losses)
     seeded = [e for e in live.entities.values() if e.seeded_from is not None]
     assert seeded, "the history should include seeded versions"
-
-
-def test_the_store_keeps_the_books_and_rerates_them(tmp_path: Path) -> None:
-    sqlite = SqliteStore(tmp_path / "arena.sqlite3")
-    try:
-        store = LadderStore(sqlite)
-        book = LadderBook()
-        a = book.add_entity("g", "ann", "a", "1")
-        store.save_entity(a, book.standings[a.id].rating)
-        b = book.add_entity("g", "bob", "b", "1")
-        store.save_entity(b, book.standings[b.id].rating)
-        c = book.add_entity("g", "cy", "c", "1")
-        store.save_entity(c, book.standings[c.id].rating)
-        rng = random.Random(1)
-        for n in range(30):
-            seated = rng.sample([a.id, b.id, c.id], 2)
-            before = [book.standings[e].rating for e in seated]
-            book.started(seated, float(n))
-            store.save_start(f"m{n}", "g", seated, before, float(n), f"t{n}")
-            if n % 10 == 9:
-                store.save_void(f"m{n}", "void", f"e{n}")
-                continue
-            ranks = [0, 1] if rng.random() < 0.7 else [1, 0]
-            result = book.rate(f"m{n}", seated, ranks)
-            store.save_rated(result, "flags", f"e{n}", [book.standings[e] for e in seated])
-            if n == 14:  # a new version, seeded, mid-way
-                a2 = book.add_entity("g", "ann", "a", "2", seeded_from=a.id)
-                store.save_entity(a2, book.standings[a2.id].rating)
-        store.save_start("live1", "g", [a.id, b.id], [INITIAL, INITIAL], 99.0, "t99")
-        sqlite.flush()
-
-        loaded = LadderStore(sqlite).load_book()
-        assert loaded.seq == book.seq == 27
-        for entity_id, standing in book.standings.items():
-            got = loaded.standings[entity_id]
-            assert got.rating == standing.rating
-            assert (got.wins, got.losses, got.started) == (
-                standing.wins, standing.losses, standing.started + (entity_id in (a.id, b.id)))
-        assert store.void_live() == 1
-        statuses = [m.status for m in store.matches()]
-        assert statuses.count("rated") == 27 and statuses.count("void") == 4
-
-        points = store.history(a.id)
-        assert [p["seq"] for p in points] == sorted(p["seq"] for p in points)
-        assert points[-1]["mu"] == book.standings[a.id].rating.mu
-
-        rerated, results = store.rerate()
-        assert len(results) == 27
-        for entity_id, standing in book.standings.items():
-            assert rerated.standings[entity_id].rating == standing.rating
-        again = LadderStore(sqlite).load_book()
-        for entity_id, standing in book.standings.items():
-            assert again.standings[entity_id].rating == standing.rating
-        assert store.history(a.id) == points
-    finally:
-        sqlite.close()

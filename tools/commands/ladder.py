@@ -36,7 +36,6 @@ from server.commands.serve import DEFAULT_DB, add_server_arguments, wait_for_sto
 from server.games import available_names
 from server.ladder import DEFAULT_CLOCK, LadderSettings
 from server.ladder_book import DEFAULT_MIN_GAMES, LadderBook
-from server.ladder_store import LadderStore
 from server.logs import configure_logging
 from server.storage import SqliteStore
 from tools.commands.run import HouseBot, ensure_accounts, keep_running, stop_bot
@@ -119,7 +118,7 @@ def print_leaderboard(game: str, entries: list[dict[str, Any]]) -> None:
 def show(args: argparse.Namespace) -> int:
     store = SqliteStore(args.db)
     try:
-        book = LadderStore(store).load_book()
+        book = store.ladder().load_book()
     finally:
         store.close()
     entries = book.leaderboard(args.game, args.min_games)
@@ -136,7 +135,7 @@ def show(args: argparse.Namespace) -> int:
 def rerate(args: argparse.Namespace) -> int:
     store = SqliteStore(args.db)
     try:
-        ladder_store = LadderStore(store)
+        ladder_store = store.ladder()
         stored = ladder_store.load_book()
         book, results = ladder_store.rerate()
         statuses = [m.status for m in ladder_store.matches()]

@@ -1,0 +1,237 @@
+"""The storage interface: what the server needs from any backend, and the rows it trades in.
+
+:class:`Store` holds accounts and matches and hands out the ladder's sub-store
+(:meth:`Store.ladder`, a :class:`~server.storage.ladder.LadderStore`). Every backend
+implements both and passes the contract suite in ``tests/storage/``.
+
+Contract:
+
+* Bearer tokens are never stored: an account keeps the SHA-256 of its token
+  (:func:`token_hash`). :meth:`Store.create_account` returns the token once.
+* Match writes (:meth:`Store.save_match`, :meth:`Store.append_actions`,
+  :meth:`Store.update_match`) and the ladder's writes return at once: a backend may apply
+  them later (SQLite: on a writer thread, many per commit), but in the order they were
+  made, so the event loop never waits for the disk. :meth:`Store.flush` blocks until
+  everything queued so far is committed, and raises :class:`StoreError` if a queued write
+  failed.
+* A live match's progress is appended, not rewritten: :meth:`Store.append_actions` adds new
+  log entries, so the cost per action stays constant however long the match.
+  :meth:`Store.update_match` writes the whole log once, when the match ends.
+* Reads (``get_*``/``list_*``) see what is committed; they may touch the disk, so the server
+  calls them off the event loop where they may be slow (replays).
+* A match is stored as game + options + seat count + seed + action log (+ a custom start
+  state), so replays cost nothing; live matches are written as they go (status ``live``),
+  so a restarted server can list them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import sys
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from server.storage.ladder import LadderStore
+
+ACCOUNT_KINDS = ("human", "bot")
+MATCH_STATUSES = ("live", "over", "void")
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> str:
+    """A bearer token: 256 random bits, URL-safe, prefixed so that it never starts with ``-``
+    (a token pasted after ``--token`` must not read as an option) and is recognisable in a
+    secret scanner."""
+    return "arena_" + secrets.token_urlsafe(32)
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class Account:
+    name: str
+    kind: str
+    created_at: str
+
+
+@dataclass
+class MatchRow:
+    """One stored match. ``seats`` is ``[{"seat", "name", "kind"}]``; ``seed`` is secret."""
+
+    id: str
+    game: str
+    options: dict[str, Any]
+    num_seats: int
+    seed: int
+    seats: list[dict[str, Any]]
+    clock: dict[str, Any] | None = None
+    start: dict[str, Any] | None = None
+    log: list[dict[str, Any]] = field(default_factory=list)
+    outcome: dict[str, Any] | None = None
+    status: str = "live"
+    moves: int = 0
+    created_at: str = field(default_factory=utc_now)
+    ended_at: str | None = None
+
+    def record(self) -> dict[str, Any]:
+        """The replay record **without** the seed (what a client of a finished match gets)."""
+        return {"game": self.game, "num_seats": self.num_seats, "options": self.options,
+                "start": self.start, "log": self.log, "outcome": self.outcome}
+
+    def summary(self) -> dict[str, Any]:
+        """Public facts, fit for any client at any time (no log, no seed)."""
+        return {"match_id": self.id, "game": self.game, "seats": self.seats,
+                "status": self.status, "started_at": self.created_at,
+                "ended_at": self.ended_at, "moves": self.moves, "outcome": self.outcome}
+
+
+class StoreError(Exception):
+    pass
+
+
+def check_new_account(name: str, kind: str) -> None:
+    """Raise :class:`StoreError` unless ``name`` and ``kind`` make a valid account (every
+    backend checks the same rules before it looks for a clash)."""
+    if kind not in ACCOUNT_KINDS:
+        raise StoreError(f"account kind must be one of {', '.join(ACCOUNT_KINDS)}")
+    if not name or len(name) > 64 or not name.replace("-", "").replace("_", "").replace(
+            ".", "").isalnum():
+        raise StoreError("account names are 1-64 letters, digits, '-', '_' or '.'")
+
+
+def check_status(status: str) -> None:
+    if status not in MATCH_STATUSES:
+        raise StoreError(f"unknown match status {status!r}")
+
+
+def merge_log(stored: Sequence[dict[str, Any]],
+              runs: Iterable[tuple[int, Sequence[dict[str, Any]]]]) -> list[dict[str, Any]]:
+    """A live match's log: the row's ``stored`` log continued by appended ``runs`` of
+    consecutive entries, ``(first index, entries)`` each, in the order given. An entry at an
+    index the log has already rewrites it, one just past the end extends it, and one beyond
+    a gap is dropped (the server never leaves one)."""
+    log = list(stored)
+    for first, entries in runs:
+        for idx, entry in enumerate(entries, first):
+            if idx == len(log):
+                log.append(entry)
+            elif idx < len(log):
+                log[idx] = entry
+    return log
+
+
+class Store(ABC):
+    """What the server needs from storage. Implementations are thread-safe."""
+
+    # accounts
+    def create_account(self, name: str, kind: str) -> str:
+        """Create an account and return its bearer token (shown once, stored hashed).
+        Raises :class:`StoreError` if the name is taken or invalid, or the kind unknown."""
+        check_new_account(name, kind)
+        if self.get_account(name) is not None:
+            raise StoreError(f"an account named {name!r} exists already")
+        token = new_token()
+        self._add_account(Account(name, kind, utc_now()), token_hash(token))
+        return token
+
+    def rotate_token(self, name: str) -> str:
+        """Give an existing account a new bearer token (the old one stops working) and
+        return it. Raises :class:`StoreError` for an unknown account."""
+        if self.get_account(name) is None:
+            raise StoreError(f"no account named {name!r}")
+        token = new_token()
+        self._set_token_hash(name, token_hash(token))
+        return token
+
+    @abstractmethod
+    def _add_account(self, account: Account, hashed_token: str) -> None:
+        """Store a new account, committed on return (:class:`StoreError` if the name is
+        taken after all)."""
+
+    @abstractmethod
+    def _set_token_hash(self, name: str, hashed_token: str) -> None:
+        """Replace an account's token hash, committed on return."""
+
+    def account_for_token(self, token: str) -> Account | None:
+        """The account whose bearer token this is (``None`` for an unknown token)."""
+        return self._account_by_token_hash(token_hash(token))
+
+    @abstractmethod
+    def _account_by_token_hash(self, hashed_token: str) -> Account | None: ...
+
+    @abstractmethod
+    def get_account(self, name: str) -> Account | None: ...
+
+    @abstractmethod
+    def list_accounts(self) -> list[Account]:
+        """Every account, by name."""
+
+    # matches
+    @abstractmethod
+    def save_match(self, row: MatchRow) -> None:
+        """Queue an insert-or-replace of the whole row."""
+
+    @abstractmethod
+    def append_actions(self, entries: Sequence[tuple[str, int, dict[str, Any]]],
+                       moves: Mapping[str, int]) -> None:
+        """Queue new log entries of live matches, ``(match_id, index, entry)`` each (each
+        match's in order), and their move counts. A live match read back has its row's log
+        continued by these (:func:`merge_log`)."""
+
+    @abstractmethod
+    def update_match(self, match_id: str, *, log: Sequence[dict[str, Any]], moves: int,
+                     status: str = "live", outcome: dict[str, Any] | None = None,
+                     ended_at: str | None = None) -> None:
+        """Queue a write of a match's whole log and status (and, when it ends, its
+        result; ``None`` keeps what is stored). Once the status is not ``live`` the log
+        is the whole log: appended entries are dropped. Raises :class:`StoreError` for an
+        unknown status; an unknown match is left alone."""
+
+    def void_live_matches(self) -> int:
+        """At start-up: matches still ``live`` were cut off by a stop or a crash of an
+        earlier server. Mark them ``void`` (unrated, logs kept) and return how many."""
+        ended = utc_now()
+        live = [row.id for row in self.list_matches(status="live", limit=sys.maxsize)]
+        for match_id in live:
+            row = self.get_match(match_id)
+            assert row is not None
+            self.update_match(match_id, log=row.log, moves=row.moves, status="void",
+                              outcome={"ranks": [0] * row.num_seats, "reason": "void"},
+                              ended_at=ended)
+        self.flush()
+        return len(live)
+
+    @abstractmethod
+    def get_match(self, match_id: str) -> MatchRow | None:
+        """The match with its whole log (a live one's appended entries included)."""
+
+    @abstractmethod
+    def list_matches(self, *, status: str | None = None, game: str | None = None,
+                     limit: int = 100) -> list[MatchRow]:
+        """Matches newest first (``created_at``, then ``id``). A live match's ``log`` here
+        may lack its appended entries: :meth:`get_match` reads a whole one."""
+
+    # the ladder
+    @abstractmethod
+    def ladder(self) -> LadderStore:
+        """The ladder's tables in this store (the same object every call); its writes are
+        queued in order with this store's."""
+
+    @abstractmethod
+    def flush(self) -> None:
+        """Block until every queued write is committed; raise :class:`StoreError` if one
+        failed since the last flush."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Flush and release the backend; the store is not used again."""

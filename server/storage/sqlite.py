@@ -1,0 +1,284 @@
+"""The SQLite backend: accounts, matches and the ladder in one stdlib ``sqlite3`` file.
+
+:class:`SqliteStore` implements :class:`~server.storage.base.Store` on a file in WAL mode:
+one writer thread applies the queued writes in order, many per commit (so the event loop
+never waits for the disk), and one lock-guarded connection reads. Its ladder sub-store is
+:class:`~server.storage.sqlite_ladder.SqliteLadderStore`, whose writes go through the same
+queue. Opening a file migrates it to the current schema (:mod:`server.storage.sqlite_schema`).
+
+A live match's appended entries are kept as one ``match_log_chunks`` row per run of
+consecutive entries of a batch (the server hands each match's new entries over in order,
+every fraction of a second), so the cost per action stays constant however long the match.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from protocol.codec import encode_json
+from server.storage.base import Account, MatchRow, Store, StoreError, check_status, merge_log
+from server.storage.sqlite_ladder import SqliteLadderStore
+from server.storage.sqlite_schema import migrate
+
+_MATCH_COLUMNS = ("id, game, options, num_seats, seed, seats, clock, start, log, outcome, "
+                  "status, moves, created_at, ended_at")
+
+
+def _dumps(value: Any) -> str:
+    """Compact JSON for a column (orjson when it can: the writer thread runs this for every
+    action of every live match, and it holds the GIL the event loop needs)."""
+    return encode_json(value)
+
+
+class _Flush:
+    def __init__(self) -> None:
+        self.done = threading.Event()
+
+
+class SqliteStore(Store):
+    """SQLite in WAL mode; one writer thread batching commits, one lock-guarded reader."""
+
+    def __init__(self, path: str | Path, *, batch: int = 500) -> None:
+        """Open (creating or migrating) the file at ``path``. Raises :class:`StoreError` for
+        a file of a newer schema version than this code knows."""
+        self.path = str(path)
+        self._batch = batch
+        # Migrated synchronously, so the store is usable on return.
+        setup = self._connect(autocommit=True)
+        try:
+            migrate(setup, self.path)
+        finally:
+            setup.close()
+        self._reader = self._connect(check_same_thread=False)
+        self._read_lock = threading.Lock()
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._closed = False
+        self._error: BaseException | None = None
+        self._writer = threading.Thread(target=self._write_loop, name="arena-store-writer",
+                                        daemon=True)
+        self._writer.start()
+        self._ladder = SqliteLadderStore(self)
+
+    def _connect(self, check_same_thread: bool = True, *,
+                 autocommit: bool = False) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, check_same_thread=check_same_thread, timeout=30)
+        if autocommit:  # the caller begins and ends its transactions itself
+            conn.isolation_level = None
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")  # durable at checkpoints; WAL keeps it safe
+        return conn
+
+    # ---- writer ----------------------------------------------------------------------------
+
+    def _write_loop(self) -> None:
+        conn = self._connect()
+        while True:
+            first = self._queue.get()
+            if first is None:
+                break
+            ops = [first]
+            stop = False
+            while len(ops) < self._batch:
+                try:
+                    op = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if op is None:
+                    stop = True
+                    break
+                ops.append(op)
+            flushes = [op for op in ops if isinstance(op, _Flush)]
+            try:
+                self._apply(conn, [op for op in ops if not isinstance(op, _Flush)])
+            except Exception as exc:  # keep the thread alive; report on the next flush
+                self._error = exc
+                conn.rollback()
+            for f in flushes:
+                f.done.set()
+            if stop:
+                break
+        conn.close()
+
+    @staticmethod
+    def _apply(conn: sqlite3.Connection, ops: Sequence[tuple[str, str, Any]]) -> None:
+        with conn:
+            for kind, _key, params in ops:
+                if kind == "append":
+                    rows, moves = params
+                    conn.executemany("INSERT OR REPLACE INTO match_log_chunks (match_id, "
+                                     "first, entries) VALUES (?,?,?)", rows)
+                    conn.executemany("UPDATE matches SET moves=? WHERE id=?", moves)
+                elif kind == "save":
+                    conn.execute(f"INSERT OR REPLACE INTO matches ({_MATCH_COLUMNS}) "
+                                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", params)
+                elif kind == "update":
+                    conn.execute("UPDATE matches SET log=?, moves=?, status=?, "
+                                 "outcome=COALESCE(?, outcome), "
+                                 "ended_at=COALESCE(?, ended_at) WHERE id=?", params)
+                    if params[2] != "live":  # the whole log is in the row now
+                        conn.execute("DELETE FROM match_log_chunks WHERE match_id=?",
+                                     (params[-1],))
+                elif kind == "token":
+                    conn.execute("UPDATE accounts SET token_hash=? WHERE name=?", params)
+                elif kind == "account":
+                    conn.execute("INSERT INTO accounts (name, kind, token_hash, created_at) "
+                                 "VALUES (?,?,?,?)", params)
+                elif kind == "call":
+                    params(conn)  # a sub-store's write (the ladder's), in queue order
+
+    def _put(self, op: Any) -> None:
+        if self._closed:
+            raise StoreError("the store is closed")
+        self._queue.put(op)
+
+    def write_later(self, write: Callable[[sqlite3.Connection], object]) -> None:
+        """Queue ``write(connection)`` for the writer thread, in order with every other
+        queued write; it runs inside the batch's transaction (so one call is atomic). For
+        this backend's sub-stores (the ladder's), which keep their tables in this file."""
+        self._put(("call", "", write))
+
+    def query(self, sql: str, params: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
+        """Read committed rows with the store's reader connection (for this backend's
+        sub-stores)."""
+        return self._read(sql, params)
+
+    def select(self, sql: str, *, order_by: str, limit: int | None = None,
+               **equal: Any) -> list[tuple[Any, ...]]:
+        """:meth:`query` ``sql`` (a ``SELECT … FROM …``) for the rows whose columns equal
+        the ``equal`` values that are not ``None``, in ``order_by`` order, ``limit`` at the
+        most. Column names come from the code, never from a client."""
+        where = [(column, value) for column, value in equal.items() if value is not None]
+        params = [value for _, value in where]
+        if where:
+            sql += " WHERE " + " AND ".join(f"{column}=?" for column, _ in where)
+        sql += f" ORDER BY {order_by}"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return self._read(sql, params)
+
+    def ladder(self) -> SqliteLadderStore:
+        return self._ladder
+
+    def flush(self) -> None:
+        marker = _Flush()
+        self._put(marker)
+        marker.done.wait()
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise StoreError(f"a queued write failed: {error}") from error
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self.flush()
+        self._closed = True
+        self._queue.put(None)
+        self._writer.join()
+        with self._read_lock:
+            self._reader.close()
+
+    # ---- accounts --------------------------------------------------------------------------
+
+    def _add_account(self, account: Account, hashed_token: str) -> None:
+        self._put(("account", account.name,
+                   (account.name, account.kind, hashed_token, account.created_at)))
+        self.flush()
+
+    def _set_token_hash(self, name: str, hashed_token: str) -> None:
+        self._put(("token", name, (hashed_token, name)))
+        self.flush()
+
+    def _read(self, sql: str, params: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._read_lock:
+            if self._closed:
+                raise StoreError("the store is closed")
+            return self._reader.execute(sql, tuple(params)).fetchall()
+
+    def _account_by_token_hash(self, hashed_token: str) -> Account | None:
+        rows = self._read("SELECT name, kind, created_at FROM accounts WHERE token_hash=?",
+                          (hashed_token,))
+        return Account(*rows[0]) if rows else None
+
+    def get_account(self, name: str) -> Account | None:
+        rows = self._read("SELECT name, kind, created_at FROM accounts WHERE name=?", (name,))
+        return Account(*rows[0]) if rows else None
+
+    def list_accounts(self) -> list[Account]:
+        return [Account(*row) for row in
+                self._read("SELECT name, kind, created_at FROM accounts ORDER BY name")]
+
+    # ---- matches ---------------------------------------------------------------------------
+
+    def save_match(self, row: MatchRow) -> None:
+        self._put(("save", row.id, (
+            row.id, row.game, _dumps(row.options), row.num_seats, row.seed, _dumps(row.seats),
+            None if row.clock is None else _dumps(row.clock),
+            None if row.start is None else _dumps(row.start), _dumps(row.log),
+            None if row.outcome is None else _dumps(row.outcome), row.status, row.moves,
+            row.created_at, row.ended_at)))
+
+    def append_actions(self, entries: Sequence[tuple[str, int, dict[str, Any]]],
+                       moves: Mapping[str, int]) -> None:
+        if not entries and not moves:
+            return
+        # One row per run of consecutive entries of a match (the server hands over each
+        # match's new entries in order, every fraction of a second): a handful of actions
+        # cost one encode and one B-tree insert instead of one each.
+        chunks: list[tuple[str, int, list[dict[str, Any]]]] = []
+        open_chunk: dict[str, tuple[str, int, list[dict[str, Any]]]] = {}
+        for match_id, index, entry in entries:
+            last = open_chunk.get(match_id)
+            if last is not None and last[1] + len(last[2]) == index:
+                last[2].append(entry)
+            else:
+                open_chunk[match_id] = last = (match_id, index, [entry])
+                chunks.append(last)
+        rows = [(match_id, first, _dumps(run)) for match_id, first, run in chunks]
+        self._put(("append", "", (rows, [(n, match_id) for match_id, n in moves.items()])))
+
+    def update_match(self, match_id: str, *, log: Sequence[dict[str, Any]], moves: int,
+                     status: str = "live", outcome: dict[str, Any] | None = None,
+                     ended_at: str | None = None) -> None:
+        check_status(status)
+        self._put(("update", match_id, (
+            _dumps(list(log)), moves, status, None if outcome is None else _dumps(outcome),
+            ended_at, match_id)))
+
+    def _live_log(self, match_id: str, stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A live match's log: the row's log continued by its chunks."""
+        return merge_log(stored, ((first, json.loads(entries)) for first, entries in self._read(
+            "SELECT first, entries FROM match_log_chunks WHERE match_id=? ORDER BY first",
+            (match_id,))))
+
+    @staticmethod
+    def _row(values: tuple[Any, ...]) -> MatchRow:
+        (id_, game, options, num_seats, seed, seats, clock, start, log, outcome, status, moves,
+         created_at, ended_at) = values
+        return MatchRow(
+            id=id_, game=game, options=json.loads(options), num_seats=num_seats, seed=seed,
+            seats=json.loads(seats), clock=None if clock is None else json.loads(clock),
+            start=None if start is None else json.loads(start), log=json.loads(log),
+            outcome=None if outcome is None else json.loads(outcome), status=status,
+            moves=moves, created_at=created_at, ended_at=ended_at)
+
+    def get_match(self, match_id: str) -> MatchRow | None:
+        rows = self._read(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE id=?", (match_id,))
+        if not rows:
+            return None
+        row = self._row(rows[0])
+        if row.status == "live":
+            row.log = self._live_log(row.id, row.log)
+        return row
+
+    def list_matches(self, *, status: str | None = None, game: str | None = None,
+                     limit: int = 100) -> list[MatchRow]:
+        return [self._row(r) for r in self.select(
+            f"SELECT {_MATCH_COLUMNS} FROM matches", order_by="created_at DESC, id",
+            limit=limit, status=status, game=game)]

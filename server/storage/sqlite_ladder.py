@@ -1,0 +1,165 @@
+"""The SQLite backend's ladder sub-store: the ladder's tables in the store's file.
+
+Tables (``server/storage/sqlite_schema.py`` creates them): ``ladder_entities``,
+``ladder_matches`` (the raw results; entities, ranks and ratings as JSON),
+``ladder_ratings`` and ``ladder_history`` (derived). Writes go through
+:meth:`~server.storage.sqlite.SqliteStore.write_later`, so they are ordered with the match
+writes and never block the event loop; the rows of one result are written in one
+transaction. Reads use the store's reader.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from server.ladder_book import Entity, LadderBook, RatedResult, Standing
+from server.ratings import Rating
+from server.storage.base import utc_now
+from server.storage.ladder import LadderMatchRow, LadderStore, rating_point
+
+if TYPE_CHECKING:
+    from server.storage.sqlite import SqliteStore
+
+_MATCH_COLUMNS = ("match_id, game, entities, status, ranks, reason, seq, before, after, "
+                  "started, started_at, ended_at")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _ratings_json(ratings: Sequence[Rating]) -> str:
+    return _dumps([[r.mu, r.sigma] for r in ratings])
+
+
+def _ratings_of(text: str | None) -> list[Rating] | None:
+    return None if text is None else [Rating(mu, sigma) for mu, sigma in json.loads(text)]
+
+
+class SqliteLadderStore(LadderStore):
+    """The ladder's tables in a :class:`~server.storage.sqlite.SqliteStore`'s file."""
+
+    def __init__(self, store: SqliteStore) -> None:
+        self.store = store
+
+    # ---- reading -----------------------------------------------------------------------------
+
+    def entities(self) -> list[Entity]:
+        rows = self.store.query("SELECT id, game, account, bot, version, seeded_from, "
+                                "created_after, created_at FROM ladder_entities ORDER BY id")
+        return [Entity(*row) for row in rows]
+
+    def standings(self) -> dict[int, Standing]:
+        return {entity: Standing(Rating(mu, sigma), wins, draws, losses)
+                for entity, mu, sigma, wins, draws, losses in self.store.query(
+                    "SELECT entity, mu, sigma, wins, draws, losses FROM ladder_ratings")}
+
+    def matches(self, *, game: str | None = None, status: str | None = None,
+                limit: int | None = None) -> list[LadderMatchRow]:
+        return [self._match(row) for row in self.store.select(
+            f"SELECT {_MATCH_COLUMNS} FROM ladder_matches", order_by="started DESC, match_id",
+            limit=limit, game=game, status=status)]
+
+    @staticmethod
+    def _match(row: tuple[Any, ...]) -> LadderMatchRow:
+        (match_id, game, entities, status, ranks, reason, seq, before, after, started,
+         started_at, ended_at) = row
+        return LadderMatchRow(match_id, game, json.loads(entities), status,
+                              None if ranks is None else json.loads(ranks), reason, seq,
+                              _ratings_of(before), _ratings_of(after), started, started_at,
+                              ended_at)
+
+    def history(self, entity_id: int, limit: int | None = None) -> list[dict[str, Any]]:
+        rows = self.store.select("SELECT seq, match_id, at, rank, mu, sigma FROM ladder_history",
+                                 order_by="seq DESC", limit=limit, entity=entity_id)
+        return [rating_point(*row) for row in reversed(rows)]
+
+    def flush(self) -> None:
+        self.store.flush()
+
+    def void_live(self) -> int:
+        (count,) = self.store.query(
+            "SELECT COUNT(*) FROM ladder_matches WHERE status='live'")[0]
+        ended = utc_now()
+        self.store.write_later(lambda conn: conn.execute(
+            "UPDATE ladder_matches SET status='void', reason='interrupted', ended_at=? "
+            "WHERE status='live'", (ended,)))
+        self.store.flush()
+        return int(count)
+
+    # ---- writing -----------------------------------------------------------------------------
+
+    def save_entity(self, entity: Entity, start: Rating) -> None:
+        params = (entity.id, entity.game, entity.account, entity.bot, entity.version,
+                  entity.seeded_from, entity.created_after, entity.created_at)
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute("INSERT INTO ladder_entities (id, game, account, bot, version, "
+                         "seeded_from, created_after, created_at) VALUES (?,?,?,?,?,?,?,?)",
+                         params)
+            conn.execute("INSERT OR REPLACE INTO ladder_ratings VALUES (?,?,?,0,0,0)",
+                         (entity.id, start.mu, start.sigma))
+
+        self.store.write_later(write)
+
+    def save_start(self, match_id: str, game: str, entities: Sequence[int],
+                   before: Sequence[Rating], started: float, started_at: str) -> None:
+        params = (match_id, game, _dumps(list(entities)), "live", _ratings_json(before),
+                  started, started_at)
+        self.store.write_later(lambda conn: conn.execute(
+            "INSERT INTO ladder_matches (match_id, game, entities, status, before, started, "
+            "started_at) VALUES (?,?,?,?,?,?,?)", params))
+
+    def save_void(self, match_id: str, reason: str, ended_at: str) -> None:
+        self.store.write_later(lambda conn: conn.execute(
+            "UPDATE ladder_matches SET status='void', reason=?, ended_at=? WHERE match_id=?",
+            (reason, ended_at, match_id)))
+
+    def save_rated(self, result: RatedResult, reason: str, ended_at: str,
+                   standings: Sequence[Standing]) -> None:
+        """One rated result: the raw row, the seats' new ratings and their history points,
+        in one transaction. ``standings[i]`` is seat ``i``'s standing after the update."""
+        match_row = (_dumps(list(result.ranks)), reason, result.seq,
+                     _ratings_json(result.before), _ratings_json(result.after), ended_at,
+                     result.match_id)
+        ratings = [(e, s.rating.mu, s.rating.sigma, s.wins, s.draws, s.losses)
+                   for e, s in zip(result.entities, standings, strict=True)]
+        history = [(e, result.seq, result.match_id, rank, r.mu, r.sigma, ended_at)
+                   for e, rank, r in zip(result.entities, result.ranks, result.after,
+                                         strict=True)]
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute("UPDATE ladder_matches SET status='rated', ranks=?, reason=?, seq=?, "
+                         "before=?, after=?, ended_at=? WHERE match_id=?", match_row)
+            conn.executemany("INSERT OR REPLACE INTO ladder_ratings VALUES (?,?,?,?,?,?)",
+                             ratings)
+            conn.executemany("INSERT OR REPLACE INTO ladder_history VALUES (?,?,?,?,?,?,?)",
+                             history)
+
+        self.store.write_later(write)
+
+    def replace_derived(self, book: LadderBook, results: Sequence[RatedResult],
+                        ended_at: dict[str, str]) -> None:
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM ladder_history")
+            conn.execute("DELETE FROM ladder_ratings")
+            # seq is UNIQUE: clear them all before renumbering
+            conn.executemany("UPDATE ladder_matches SET seq=NULL WHERE match_id=?",
+                             [(r.match_id,) for r in results])
+            for r in results:
+                conn.execute("UPDATE ladder_matches SET seq=?, before=?, after=? "
+                             "WHERE match_id=?", (r.seq, _ratings_json(r.before),
+                                                  _ratings_json(r.after), r.match_id))
+                conn.executemany(
+                    "INSERT INTO ladder_history VALUES (?,?,?,?,?,?,?)",
+                    [(e, r.seq, r.match_id, rank, a.mu, a.sigma, ended_at[r.match_id])
+                     for e, rank, a in zip(r.entities, r.ranks, r.after, strict=True)])
+            conn.executemany(
+                "INSERT INTO ladder_ratings VALUES (?,?,?,?,?,?)",
+                [(e, s.rating.mu, s.rating.sigma, s.wins, s.draws, s.losses)
+                 for e, s in book.standings.items()])
+
+        self.store.write_later(write)

@@ -2,7 +2,7 @@
 
 :class:`ArenaServer` owns the listening socket (websocket endpoint ``/ws`` and plain HTTP on
 the same port, see :mod:`server.http`), the sessions, the lobby and the live matches. Each
-data message is handled where websockets parses it (:class:`server.connection.ArenaWebSocket`
+data message is handled where websockets parses it (:class:`server.wsadapter.ArenaWebSocket`
 calls :meth:`ArenaServer._on_message`): it goes into the connection's
 :class:`protocol.ServerSession`, which answers protocol-level problems itself (malformed
 frames, unknown types, wrong version, too large, rate limits) and hands over valid client
@@ -45,13 +45,7 @@ from protocol.messages import SUBPROTOCOLS
 from server import http
 from server.api import MatchApi
 from server.audience import Audience
-from server.connection import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_MESSAGES,
-    ArenaWebSocket,
-    Connection,
-    LoopTurn,
-)
+from server.connection import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES, Connection, LoopTurn
 from server.games import available_games, available_names
 from server.hub import Handler, Hub, MatchEnded, Service
 from server.ladder import LadderService, LadderSettings
@@ -62,6 +56,7 @@ from server.render import SeatInfo, StoredMatch, render_for
 from server.runner import DEFAULT_GRACE_S, MatchRunner
 from server.sessions import AutoplayOffer, Session, Sessions
 from server.storage import Store
+from server.wsadapter import ArenaWebSocket
 
 log = structlog.get_logger("arena.server")
 
@@ -248,6 +243,7 @@ class ArenaServer:
     # ---- the connection pump -----------------------------------------------------------------
 
     async def _serve_connection(self, ws: ServerConnection) -> None:
+        assert isinstance(ws, ArenaWebSocket)  # serve(create_connection=ArenaWebSocket)
         conn = Connection(ws, ServerSession(encoding_of(ws.subprotocol), self.limits,
                                             self._clock()),
                           secrets.token_hex(6), max_messages=self.send_queue_messages,
@@ -256,7 +252,6 @@ class ArenaServer:
         conn.log.info("connected", encoding=conn.protocol.encoding,
                       peer=str(ws.remote_address))
         try:
-            assert isinstance(ws, ArenaWebSocket)
             ws.attach(lambda message: self._on_message(conn, message))
             await ws.wait_closed()
             if conn.busy is not None:  # a handler still awaiting: let it finish first
@@ -267,7 +262,7 @@ class ArenaServer:
             self._connection_lost(conn)
             if not conn.closed:
                 conn.closed = True
-            conn.log.info("disconnected", code=ws.close_code)
+            conn.log.info("disconnected", code=ws.protocol.close_code)  # (14.0 lacks ws.close_code)
 
     # ---- the message pump --------------------------------------------------------------------
     #

@@ -2,11 +2,15 @@
 
 :class:`ArenaServer` owns the listening socket (websocket endpoint ``/ws`` and plain HTTP on
 the same port, see :mod:`server.http`), the sessions, the lobby and the live matches. Each
-data message is handled where websockets parses it (:class:`server.connection.ArenaWebSocket`
+data message is handled where websockets parses it (:class:`server.wsadapter.ArenaWebSocket`
 calls :meth:`ArenaServer._on_message`): it goes into the connection's
 :class:`protocol.ServerSession`, which answers protocol-level problems itself (malformed
 frames, unknown types, wrong version, too large, rate limits) and hands over valid client
 messages; the server routes those to the lobby or a :class:`~server.live.LiveMatch`.
+
+It is also the :class:`~server.hub.Hub` its services plug into: the bot ladder and the
+match API (:mod:`server.api`) register their message handlers, HTTP routes and match-end
+callbacks through that narrow interface and never import this module.
 
 A fault while handling one message is answered ``internal`` and logged; a fault inside a
 match voids that match only. Everything else keeps running.
@@ -27,7 +31,7 @@ import contextlib
 import gc
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib import metadata
 from typing import Any
 
@@ -39,21 +43,20 @@ from engine import registry
 from protocol import DEFAULT_LIMITS, Limits, ServerSession, encoding_of, select_subprotocol
 from protocol.messages import SUBPROTOCOLS
 from server import http
-from server.connection import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_MESSAGES,
-    ArenaWebSocket,
-    Connection,
-    LoopTurn,
-)
+from server.api import MatchApi
+from server.audience import Audience
+from server.connection import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES, Connection, LoopTurn
 from server.games import available_games, available_names
+from server.hub import Handler, Hub, MatchEnded, Service
 from server.ladder import LadderService, LadderSettings
 from server.live import LiveMatch
 from server.lobby import Lobby, LobbyError, MatchSpec
+from server.recorder import MatchRecorder
 from server.render import SeatInfo, StoredMatch, render_for
 from server.runner import DEFAULT_GRACE_S, MatchRunner
 from server.sessions import AutoplayOffer, Session, Sessions
 from server.storage import Store
+from server.wsadapter import ArenaWebSocket
 
 log = structlog.get_logger("arena.server")
 
@@ -88,9 +91,11 @@ class ArenaServer:
                  send_queue_messages: int = DEFAULT_MAX_MESSAGES,
                  send_queue_bytes: int = DEFAULT_MAX_BYTES,
                  seeds: Callable[[], int] | None = None,
-                 ladder: LadderSettings | None = None) -> None:
+                 ladder: LadderSettings | None = None,
+                 services: Sequence[Callable[[Hub], Service]] = ()) -> None:
         """``seeds`` makes match seeds (default: 63 random bits each); tests pass their own
-        to replay a run. ``ladder`` configures the bot ladder (default: one per game)."""
+        to replay a run. ``ladder`` configures the bot ladder (default: one per game), the
+        service every server runs; ``services`` makes more, each from this hub."""
         self.store = store
         self._new_seed = seeds or (lambda: secrets.randbits(63))
         self.limits = limits
@@ -110,8 +115,9 @@ class ArenaServer:
         self._persister: asyncio.Task[None] | None = None
         self.host = ""
         self.port = 0
-        self._handlers: dict[str, Callable[[Connection, Session, dict[str, Any]],
-                                           Awaitable[None] | None]] = {
+        self._routes = http.Routes()
+        self._match_end: list[MatchEnded] = []
+        self._handlers: dict[str, Handler] = {
             "list_games": self._list_games, "list_matches": self._list_matches,
             "seek": self._seek, "cancel_seek": self._cancel_seek,
             "challenge": self._challenge, "accept": self._accept, "decline": self._decline,
@@ -119,8 +125,13 @@ class ArenaServer:
             "spectate": self._spectate, "leave": self._leave, "action": self._action,
             "resign": self._resign, "get_replay": self._get_replay,
         }
+        self.add_route("/healthz", self._health)
+        MatchApi(self)
+        # The services: made from this hub, they registered what they serve; the server
+        # only starts and closes them. The ladder stays reachable by name for the tools
+        # that read its books.
         self.ladder = LadderService(self, ladder)
-        self._handlers.update(self.ladder.handlers())
+        self.services: list[Service] = [self.ladder, *(make(self) for make in services)]
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -146,7 +157,8 @@ class ArenaServer:
         self.host, self.port = sockname[0], sockname[1]
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
         self._persister = asyncio.get_running_loop().create_task(self._persist_loop())
-        await self.ladder.start()
+        for service in self.services:
+            await service.start()
         log.info("listening", host=self.host, port=self.port, version=self.version)
 
     @property
@@ -159,7 +171,8 @@ class ArenaServer:
 
     async def close(self) -> None:
         """Stop listening, close every connection, flush storage (the store stays open)."""
-        await self.ladder.close()
+        for service in reversed(self.services):
+            await service.close()
         for task in (self._sweeper, self._persister):
             if task is not None:
                 task.cancel()
@@ -182,7 +195,7 @@ class ArenaServer:
             new = live.unpersisted()
             if new:
                 entries.extend(new)
-                moves[live.match_id] = live.runner.moves
+                moves[live.match_id] = live.moves
         self.store.append_actions(entries, moves)
 
     async def _persist_loop(self) -> None:
@@ -206,11 +219,31 @@ class ArenaServer:
         return None if chosen is None else Subprotocol(chosen)
 
     async def _process_request(self, connection: ServerConnection, request: Any) -> Any:
-        return await http.route(self, connection, request)
+        return await http.respond(self._routes, connection, request, self.ws_url)
+
+    async def _health(self, path: str) -> tuple[int, Any]:
+        return 200, {"ok": True, "version": self.version,
+                     "connections": len(self.connections), "sessions": len(self.sessions),
+                     "live_matches": len(self.live)}
+
+    # ---- the hub (server.hub.Hub) --------------------------------------------------------------
+
+    def add_handlers(self, handlers: Mapping[str, Handler]) -> None:
+        clash = set(handlers) & set(self._handlers)
+        if clash:
+            raise ValueError(f"handlers exist already for {sorted(clash)}")
+        self._handlers.update(handlers)
+
+    def add_route(self, path: str, route: http.Route, *, subtree: bool = False) -> None:
+        self._routes.add(path, route, subtree=subtree)
+
+    def on_match_end(self, callback: MatchEnded) -> None:
+        self._match_end.append(callback)
 
     # ---- the connection pump -----------------------------------------------------------------
 
     async def _serve_connection(self, ws: ServerConnection) -> None:
+        assert isinstance(ws, ArenaWebSocket)  # serve(create_connection=ArenaWebSocket)
         conn = Connection(ws, ServerSession(encoding_of(ws.subprotocol), self.limits,
                                             self._clock()),
                           secrets.token_hex(6), max_messages=self.send_queue_messages,
@@ -219,7 +252,6 @@ class ArenaServer:
         conn.log.info("connected", encoding=conn.protocol.encoding,
                       peer=str(ws.remote_address))
         try:
-            assert isinstance(ws, ArenaWebSocket)
             ws.attach(lambda message: self._on_message(conn, message))
             await ws.wait_closed()
             if conn.busy is not None:  # a handler still awaiting: let it finish first
@@ -230,7 +262,7 @@ class ArenaServer:
             self._connection_lost(conn)
             if not conn.closed:
                 conn.closed = True
-            conn.log.info("disconnected", code=ws.close_code)
+            conn.log.info("disconnected", code=ws.protocol.close_code)  # (14.0 lacks ws.close_code)
 
     # ---- the message pump --------------------------------------------------------------------
     #
@@ -429,7 +461,8 @@ class ArenaServer:
         runner = MatchRunner(match_id, registry.get(spec.game),
                              [SeatInfo(s.name, s.kind) for s in seating], spec.options,
                              self._new_seed(), clock=spec.clock, grace_s=self.grace_s)
-        live = LiveMatch(runner, seating, self.store, self._match_ended)
+        live = LiveMatch(runner, Audience(seating), MatchRecorder(runner, self.store),
+                         self._match_ended)
         self.live[match_id] = live
         for seat, session in enumerate(seating):
             session.seats.setdefault(match_id, []).append(seat)
@@ -441,7 +474,11 @@ class ArenaServer:
         for session in live.seating:
             session.seats.pop(live.match_id, None)
         self.recent[live.match_id] = live
-        self.ladder.match_ended(live)
+        for callback in self._match_end:
+            try:
+                callback(live)
+            except Exception:  # one service's fault must not keep the others from hearing
+                live.log.exception("match_end_callback_failed")
         while len(self.recent) > RECENT_MATCHES:
             _, old = self.recent.popitem(last=False)
             for session in old.spectators:
@@ -454,7 +491,7 @@ class ArenaServer:
             return call(*args)
         except Exception:
             live.log.exception("match_fault")
-            if not live.runner.is_over:
+            if not live.is_over:
                 with contextlib.suppress(Exception):
                     live.void("server fault")
             elif live.ended_at is None:
@@ -573,7 +610,7 @@ class ArenaServer:
             conn.protocol.error("not_found", "no such match", to=msg, match_id=match_id,
                                 request_id=msg["request_id"])
             return
-        if not live.seats_of(session) or live.runner.is_over:
+        if not live.seats_of(session) or live.is_over:
             conn.protocol.error("not_your_turn", "you hold no seat in this live match", to=msg,
                                 match_id=match_id, request_id=msg["request_id"])
             return
@@ -594,7 +631,7 @@ class ArenaServer:
                           ) -> None:
         live = self.find_match(msg["match_id"])
         if live is not None:
-            conn.protocol.reply(msg, live.runner.replay())
+            conn.protocol.reply(msg, live.replay())
             return
         row = await asyncio.to_thread(self.store.get_match, msg["match_id"])
         if row is None or row.status == "live":

@@ -1,22 +1,21 @@
-"""One websocket connection: frames in as they are parsed, a bounded, coalescing output path.
+"""One websocket connection: messages in as they are parsed, a bounded, coalescing output
+path.
 
-Input. :class:`ArenaWebSocket` is websockets' server connection with one change: a complete
-data message (text or binary, reassembled if it came in fragments) is handed to a callback
-right where websockets parses it, in ``data_received``, instead of being queued for a task
-that calls ``recv()``. The server handles a bot's action there and then: no queue, no task
-wake-up, no extra turn of the event loop per message. Everything else (the handshake, control
-frames, keepalive pings, the close handshake, size limits) stays websockets' own.
+Input. :class:`server.wsadapter.ArenaWebSocket` hands each complete data message to the
+server right where websockets parses it (the server handles a bot's action there and then).
 
 Output. :meth:`Connection.send` never waits. It encodes through the connection's
-:class:`protocol.ServerSession`, frames the result (a server's frames are unmasked: a 2-10
-byte header in front of the payload) and schedules one write for the end of the current
-event-loop iteration: everything a step of a match produces for this client (its events and
-its next request, say) leaves in a single ``transport.write``, one system call.
+:class:`protocol.ServerSession`, frames the result (:func:`server.wsadapter.frame_into`) and
+schedules one write for the end of the current event-loop iteration: everything a step of a
+match produces for this client (its events and its next request, say) leaves in a single
+``transport.write``, one system call.
 
 What the kernel does not take at once waits in the transport's buffer. When that buffer holds
 more than ``max_bytes``, or more than ``max_messages`` messages have been written since it was
 last empty, the client is not keeping up: it is dropped (close 1013, "try again later")
 instead of being buffered without limit, and nothing else on the server waits for it.
+
+Everything that depends on websockets' internals is in :mod:`server.wsadapter`.
 """
 
 from __future__ import annotations
@@ -24,100 +23,20 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import structlog
-from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
-from websockets.frames import CloseCode, Frame, Opcode
-from websockets.protocol import State
 
 from protocol import EncodedMessage, ServerSession
+from server.wsadapter import ArenaWebSocket, Message, frame_into
 
 CLOSE_TRY_AGAIN_LATER = 1013
 DEFAULT_MAX_MESSAGES = 256
 DEFAULT_MAX_BYTES = 4 << 20
 
 log = structlog.get_logger("arena.connection")
-
-Message = str | bytes
-"""A complete data message: ``str`` from a text frame, ``bytes`` from a binary one."""
-
-
-class ArenaWebSocket(ServerConnection):
-    """websockets' server connection, handing each complete data message to
-    :attr:`on_message` as soon as it is parsed (see the module docstring). Messages parsed
-    before the server attached its callback are kept and handed over by :meth:`attach`."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.on_message: Callable[[Message], None] | None = None
-        self._early: list[Message] = []
-        self._fragments: list[bytes] = []
-        self._fragmented_text = False
-
-    def attach(self, on_message: Callable[[Message], None]) -> None:
-        """From now on every data message goes to ``on_message``, starting with any that
-        arrived before this call."""
-        self.on_message = on_message
-        early, self._early = self._early, []
-        for message in early:
-            on_message(message)
-
-    def process_event(self, event: Any) -> None:
-        if self.request is None or not isinstance(event, Frame):
-            super().process_event(event)  # the handshake request
-            return
-        opcode = event.opcode
-        if opcode is Opcode.TEXT or opcode is Opcode.BINARY:
-            if event.fin:
-                self._deliver(event.data, opcode is Opcode.TEXT)
-            else:
-                self._fragments = [bytes(event.data)]
-                self._fragmented_text = opcode is Opcode.TEXT
-        elif opcode is Opcode.CONT:
-            # websockets' parser checks the order of fragments and the size of the whole.
-            self._fragments.append(bytes(event.data))
-            if event.fin:
-                data, self._fragments = b"".join(self._fragments), []
-                self._deliver(data, self._fragmented_text)
-        else:
-            super().process_event(event)  # control frames: pong acknowledgements
-
-    def _deliver(self, data: bytes | bytearray | memoryview, text: bool) -> None:
-        message: Message
-        if text:
-            try:
-                message = bytes(data).decode()  # (bytes() of a bytes object is that object)
-            except UnicodeDecodeError:
-                # RFC 6455 §8.1: a text message that is not UTF-8 fails the connection.
-                self.protocol.fail(CloseCode.INVALID_DATA, "invalid UTF-8 in a text frame")
-                self.send_data()
-                return
-        else:
-            message = bytes(data)
-        if self.on_message is None:
-            self._early.append(message)
-        else:
-            self.on_message(message)
-
-
-_TEXT = 0x81    # FIN + text opcode
-_BINARY = 0x82  # FIN + binary opcode
-_HEADER_16 = struct.Struct("!BBH")
-_HEADER_64 = struct.Struct("!BBQ")
-
-
-def frame_header(first: int, size: int) -> bytes:
-    """The header of one unmasked websocket frame (RFC 6455 §5.2) with a ``size``-byte
-    payload, as a server sends it; ``first`` is FIN plus the opcode."""
-    if size < 126:
-        return bytes((first, size))
-    if size < 65536:
-        return _HEADER_16.pack(first, 126, size)
-    return _HEADER_64.pack(first, 127, size)
 
 
 class LoopTurn:
@@ -150,7 +69,7 @@ class Connection:
     server side. The server's message pump keeps its own per-connection state here too
     (:attr:`backlog`, :attr:`busy`)."""
 
-    def __init__(self, ws: ServerConnection, session: ServerSession, conn_id: str, *,
+    def __init__(self, ws: ArenaWebSocket, session: ServerSession, conn_id: str, *,
                  max_messages: int = DEFAULT_MAX_MESSAGES,
                  max_bytes: int = DEFAULT_MAX_BYTES, turn: LoopTurn | None = None) -> None:
         self.ws = ws
@@ -189,13 +108,11 @@ class Connection:
         frames = self.protocol.data_to_send()
         if self.closed or not frames:
             return
-        if self.ws.protocol.state is not State.OPEN:
+        if not self.ws.is_open:
             return  # closing: websockets finishes the close handshake, nothing more to say
         out = self._out
         for frame in frames:
-            first, payload = (_TEXT, frame.encode()) if isinstance(frame, str) else (_BINARY, frame)
-            out.append(frame_header(first, len(payload)))
-            out.append(payload)
+            frame_into(out, frame)
         if not self._write_scheduled:
             self._write_scheduled = True
             self._loop.call_soon(self._write)
@@ -210,11 +127,9 @@ class Connection:
         """Hand every framed byte to the transport in one write, then enforce the bounds."""
         self._write_scheduled = False
         out, self._out = self._out, []
-        if self.closed or not out or self.ws.protocol.state is not State.OPEN:
+        if self.closed or not out or not self.ws.is_open:
             return  # nothing may follow a close frame (websockets writes its own frames)
-        transport = self.ws.transport
-        transport.write(b"".join(out))
-        buffered = transport.get_write_buffer_size()
+        buffered = self.ws.write(b"".join(out))
         if buffered == 0:
             self._written_unsent = 0
             return
@@ -228,16 +143,16 @@ class Connection:
 
     def pause_reading(self) -> None:
         """Stop reading from the socket (the backlog is full); TCP pushes back on the peer."""
-        if not self.reading_paused and self.ws.transport is not None:
+        if not self.reading_paused:
             self.reading_paused = True
             with contextlib.suppress(Exception):
-                self.ws.transport.pause_reading()
+                self.ws.pause_reading()
 
     def resume_reading(self) -> None:
         if self.reading_paused:
             self.reading_paused = False
             with contextlib.suppress(Exception):
-                self.ws.transport.resume_reading()
+                self.ws.resume_reading()
 
     # ---- closing ---------------------------------------------------------------------------
 
@@ -259,6 +174,5 @@ class Connection:
         except (TimeoutError, ConnectionClosed, OSError):
             pass
         finally:
-            if self.ws.transport is not None and not self.ws.transport.is_closing():
-                with contextlib.suppress(Exception):
-                    self.ws.transport.abort()
+            with contextlib.suppress(Exception):
+                self.ws.abort()

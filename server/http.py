@@ -1,17 +1,15 @@
 """Plain HTTP on the websocket port (websockets' ``process_request`` hook).
 
-Routes (GET only; each response closes its connection):
+This module serves what every server serves (GET only; each response closes its
+connection):
 
 * ``/ws``                 — the websocket endpoint (handed on to the handshake)
 * ``/``                   — the web client (``clients/web/index.html``); its files at
   ``/<name>.js``, ``/<name>.css``, ``/<name>.svg`` (one flat folder, no build step)
-* ``/healthz``            — ``{"ok": true, ...}`` with a few counters
-* ``/api/games``          — every game's static info
-* ``/api/matches``        — live matches, then finished ones from storage (newest first)
-* ``/api/matches/<id>``   — a live match: its public summary only; a finished match: its
-  summary and its replay record (actions included, never the seed)
-* ``/api/ladder``         — the bot ladders; ``/api/ladder/<game>``: leaderboard and recent
-  matches; ``/api/ladder/<game>/<account>/<bot>/<version>``: one bot version's rating history
+
+and routes every other path to the JSON :class:`Routes` that the server and its services
+registered (``/healthz`` by :mod:`server.app`; ``/api/games`` and ``/api/matches`` by
+:mod:`server.api`; ``/api/ladder`` by :mod:`server.ladder`). Anything else is a 404.
 """
 
 from __future__ import annotations
@@ -19,18 +17,18 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
 from protocol.messages import WS_PATH
-from server.games import available_games
 
-if TYPE_CHECKING:
-    from server.app import ArenaServer
+Route = Callable[[str], Awaitable[tuple[int, Any]]]
+"""A JSON route: the request's path (query string removed) → ``(status, body)``."""
 
 WEB_ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
 """The browser client's files. Found by path, not imported: ``server/`` may not import
@@ -96,58 +94,54 @@ def _web_file(connection: ServerConnection, name: str, kind: str, ws_url: str = 
     return response
 
 
-def _error(connection: ServerConnection, status: HTTPStatus, message: str) -> Response:
-    return _json(connection, {"error": status.phrase.lower().replace(" ", "_"),
-                              "message": message}, status.value)
+def error_body(status: HTTPStatus, message: str) -> tuple[int, dict[str, Any]]:
+    """An error response of a JSON route: ``{"error": "<status in snake case>", ...}``."""
+    return status.value, {"error": status.phrase.lower().replace(" ", "_"), "message": message}
 
 
-async def route(server: ArenaServer, connection: ServerConnection, request: Request
-                ) -> Response | None:
+class Routes:
+    """The JSON routes of one server: exact paths, and subtrees (a path and all below it)."""
+
+    def __init__(self) -> None:
+        self._exact: dict[str, Route] = {}
+        self._subtrees: dict[str, Route] = {}
+
+    def add(self, path: str, route: Route, *, subtree: bool = False) -> None:
+        """Serve ``path`` (with ``subtree``, also ``path/…``) with ``route``; a path that
+        already has a route is a programming error."""
+        if path in self._exact or path in self._subtrees:
+            raise ValueError(f"a route for {path} exists already")
+        (self._subtrees if subtree else self._exact)[path] = route
+
+    def find(self, path: str) -> Route | None:
+        route = self._exact.get(path)
+        if route is not None:
+            return route
+        for prefix, route in self._subtrees.items():
+            if path == prefix or path.startswith(prefix + "/"):
+                return route
+        return None
+
+
+async def respond(routes: Routes, connection: ServerConnection, request: Request,
+                  ws_url: str) -> Response | None:
     """The response for a plain HTTP request, or ``None`` to go on with the websocket
-    handshake (only on :data:`WS_PATH`)."""
+    handshake (only on :data:`WS_PATH`). ``ws_url`` is the server's websocket address."""
     path = request.path.split("?", 1)[0]
     if path == WS_PATH:
         return None
     if path == "/":
-        page = await asyncio.to_thread(_web_file, connection, "index.html", "html",
-                                       server.ws_url)
+        page = await asyncio.to_thread(_web_file, connection, "index.html", "html", ws_url)
         if page is not None:
             return page
-        response = connection.respond(200, PLACEHOLDER_PAGE.format(ws_url=server.ws_url))
+        response = connection.respond(200, PLACEHOLDER_PAGE.format(ws_url=ws_url))
         return _content_type(response, "text/html; charset=utf-8")
     web = _WEB_FILE.match(path)
     if web is not None:
         asset = await asyncio.to_thread(_web_file, connection, web.group(1), web.group(2))
         if asset is not None:
             return asset
-    if path == "/healthz":
-        return _json(connection, {"ok": True, "version": server.version,
-                                  "connections": len(server.connections),
-                                  "sessions": len(server.sessions),
-                                  "live_matches": len(server.live)})
-    if path == "/api/games":
-        return _json(connection, {"games": [g.info.to_json() for g in available_games()]})
-    if path == "/api/matches":
-        live = server.match_summaries()
-        shown = {m["match_id"] for m in live}
-        rows = await asyncio.to_thread(server.store.list_matches, limit=200)
-        stored = [row.summary() for row in rows if row.id not in shown]
-        return _json(connection, {"matches": live + stored})
-    if path == "/api/ladder" or path.startswith("/api/ladder/"):
-        status, body = await server.ladder.http_get(path)
-        return _json(connection, body, status)
-    if path.startswith("/api/matches/"):
-        match_id = path[len("/api/matches/"):]
-        found = server.find_match(match_id)
-        if found is not None:
-            if not found.runner.is_over:
-                return _json(connection, {"match": found.summary()})
-            return _json(connection, {"match": found.summary(),
-                                      "record": found.runner.finished_record()})
-        row = await asyncio.to_thread(server.store.get_match, match_id)
-        if row is None:
-            return _error(connection, HTTPStatus.NOT_FOUND, "no such match")
-        if row.status == "live":
-            return _json(connection, {"match": row.summary()})
-        return _json(connection, {"match": row.summary(), "record": row.record()})
-    return _error(connection, HTTPStatus.NOT_FOUND, f"nothing at {path}")
+    route = routes.find(path)
+    status, body = (await route(path) if route is not None
+                    else error_body(HTTPStatus.NOT_FOUND, f"nothing at {path}"))
+    return _json(connection, body, status)

@@ -1,15 +1,18 @@
 """The bot ladder inside the server: who is on it, the scheduler task, rating matches.
 
-:class:`LadderService` belongs to one :class:`~server.app.ArenaServer`. It
+:class:`LadderService` is a service of one server, made from its :class:`~server.hub.Hub`
+(it never sees the server object). It
 
 * answers the ladder messages (``ladder_join``, ``ladder_leave``, ``get_leaderboard``,
   ``get_rating_history``, ``list_ladder_matches``; :meth:`LadderService.handlers`) and the
-  HTTP JSON under ``/api/ladder`` (:meth:`LadderService.http_get`);
+  HTTP JSON under ``/api/ladder`` (:meth:`LadderService.http_get`), both registered with
+  the hub;
 * runs the scheduler: an asyncio task that, whenever something changed (a bot joined, a
   match ended) and at least every ``interval_s``, asks :func:`server.scheduler.plan` which
-  matches to start among the connected ladder bots and starts them through the server like
+  matches to start among the connected ladder bots and starts them through the hub like
   any other match (a clock is mandatory; the game's default options);
-* rates each ladder match when it ends (:meth:`LadderService.match_ended`): a finished match
+* rates each ladder match when it ends (:meth:`LadderService.match_ended`, which the hub
+  calls for every match that ends): a finished match
   (including a crash, timeout, disconnect or resignation, which the match runner already
   turned into a loss) updates every seat's rating at once in the :class:`LadderBook`; a
   match voided by a server fault is recorded and changes nothing;
@@ -27,7 +30,7 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -37,6 +40,7 @@ import structlog
 from engine import registry
 from server.clocks import Clock
 from server.games import available_names
+from server.hub import Handler, Hub, MatchHandle
 from server.ladder_book import DEFAULT_MIN_GAMES, Entity, LadderBook
 from server.lobby import LobbyError, MatchSpec
 from server.ratings import Rating
@@ -44,17 +48,13 @@ from server.scheduler import Candidate, PairLog, Policy, plan
 from server.sessions import Session
 from server.storage import LadderMatchRow, LadderStore, utc_now
 
-if TYPE_CHECKING:
-    from server.app import ArenaServer
+if TYPE_CHECKING:  # (a type only: the ladder does no websocket I/O of its own)
     from server.connection import Connection
-    from server.live import LiveMatch
 
 log = structlog.get_logger("arena.ladder")
 
 DEFAULT_CLOCK = Clock(60_000, 1_000)
 MAX_LIST = 200
-
-Handler = Callable[["Connection", Session, dict[str, Any]], Awaitable[None] | None]
 
 
 @dataclass(frozen=True)
@@ -118,9 +118,11 @@ class LadderLive:
 
 
 class LadderService:
-    def __init__(self, server: ArenaServer, settings: LadderSettings | None = None, *,
+    def __init__(self, server: Hub, settings: LadderSettings | None = None, *,
                  now: Callable[[], float] = time.time,
                  rng: random.Random | None = None) -> None:
+        """Registers the ladder's message handlers, its ``/api/ladder`` routes and its
+        match-end callback with the hub ``server``; :meth:`start` starts scheduling."""
         self.server = server
         self.settings = settings or LadderSettings()
         self.now = now
@@ -138,6 +140,9 @@ class LadderService:
         self._kick = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
+        server.add_handlers(self.handlers())
+        server.add_route("/api/ladder", self.http_get, subtree=True)
+        server.on_match_end(self.match_ended)
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -263,7 +268,7 @@ class LadderService:
 
     # ---- results -----------------------------------------------------------------------------
 
-    def match_ended(self, live: LiveMatch) -> None:
+    def match_ended(self, live: MatchHandle) -> None:
         """Rate (or void) a ladder match that just ended; other matches are ignored."""
         ladder_match = self.live.pop(live.match_id, None)
         if ladder_match is None or self._closed:
@@ -276,11 +281,10 @@ class LadderService:
             log.exception("ladder_result_failed", match_id=live.match_id)
         self.kick()
 
-    def _record(self, ladder_match: LadderLive, live: LiveMatch) -> None:
-        runner = live.runner
-        outcome = runner.outcome
+    def _record(self, ladder_match: LadderLive, live: MatchHandle) -> None:
+        outcome = live.outcome
         ended_at = live.ended_at or utc_now()
-        if (runner.status == "over" and outcome is not None
+        if (live.status == "over" and outcome is not None
                 and len(outcome.ranks) == len(ladder_match.entities)):
             result = self.book.rate(live.match_id, ladder_match.entities, outcome.ranks)
             self.rated_matches += 1
@@ -294,7 +298,7 @@ class LadderService:
         if self.store is not None:
             self.store.save_void(live.match_id,
                                  "void" if outcome is None else outcome.reason, ended_at)
-        log.warning("ladder_void", match_id=live.match_id, status=runner.status)
+        log.warning("ladder_void", match_id=live.match_id, status=live.status)
 
     # ---- protocol handlers -------------------------------------------------------------------
 

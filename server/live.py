@@ -1,10 +1,13 @@
-"""A live match on the server: a :class:`~server.runner.MatchRunner` plus delivery, a timer
-and persistence.
+"""A live match on the server: a :class:`~server.runner.MatchRunner` driven on the event
+loop, its output handed to an :class:`~server.audience.Audience` and its progress to a
+:class:`~server.recorder.MatchRecorder`.
 
-The runner decides; this class only pumps: it passes the loop's clock as ``now``, delivers
-each ``(recipient, message)`` pair to the seat's session or to every spectator (a spectator
-message is encoded once for all of them), arms one timer at the runner's next deadline, and
-queues the match's progress to the store after every step.
+The runner decides (sans-I/O); the audience delivers; the recorder persists. This class only
+pumps between them: it passes the loop's clock as ``now``, hands each step's
+``(recipient, message)`` pairs to the audience, arms one timer at the runner's next deadline,
+and tells the recorder and the server when the match ends. The server and its services see
+the match through the accessors here (the hub's :class:`~server.hub.MatchHandle`), never
+through the runner.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ from typing import Any
 
 import structlog
 
-from protocol import EncodedMessage
+from engine.core import Outcome
+from server.audience import Audience
+from server.recorder import MatchRecorder
 from server.runner import MatchRunner, Outgoing
 from server.sessions import Session
-from server.storage import MatchRow, Store, utc_now
+from server.storage import utc_now
 
 log = structlog.get_logger("arena.match")
 
@@ -27,30 +32,52 @@ _TIMER_SLACK_S = 0.001
 
 
 class LiveMatch:
-    def __init__(self, runner: MatchRunner, seating: list[Session], store: Store,
+    def __init__(self, runner: MatchRunner, audience: Audience, recorder: MatchRecorder,
                  on_end: Callable[[LiveMatch], None]) -> None:
         self.runner = runner
-        self.seating = seating
-        self.store = store
-        self.spectators: set[Session] = set()
+        self.audience = audience
+        self.recorder = recorder
+        # The audience's own list and set (never replaced), read here on every action.
+        self.seating = audience.seating
+        self.spectators = audience.spectators
+        self._deliver = audience.deliver
         self.started_at = utc_now()
         self.ended_at: str | None = None
         self._on_end = on_end
         self._loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = None
-        self._persisted = 0  # log entries already handed to the store
         self.log = log.bind(match_id=runner.match_id, game=runner.game.info.name)
         runner.spectated = False  # no spectator yet: no spectators' copy of the events
+
+    # ---- what the server and its services read ---------------------------------------------
 
     @property
     def match_id(self) -> str:
         return self.runner.match_id
 
+    @property
+    def status(self) -> str:
+        """``live``, ``over`` or ``void``."""
+        return self.runner.status
+
+    @property
+    def is_over(self) -> bool:
+        return self.runner.is_over
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self.runner.outcome
+
+    @property
+    def moves(self) -> int:
+        """Seat actions applied so far."""
+        return self.runner.moves
+
     def now(self) -> float:
         return self._loop.time()
 
     def seats_of(self, session: Session) -> list[int]:
-        return [seat for seat, s in enumerate(self.seating) if s is session]
+        return self.audience.seats_of(session)
 
     def summary(self) -> dict[str, Any]:
         """Public facts (the protocol's MatchSummary, plus a few more fields)."""
@@ -63,19 +90,23 @@ class LiveMatch:
                 "outcome": runner.outcome.to_json()
                 if runner.is_over and runner.outcome is not None else None}
 
+    def replay(self) -> dict[str, Any]:
+        """The ``replay`` message (for spectators: no hidden information, no seed)."""
+        return self.runner.replay()
+
+    def finished_record(self) -> dict[str, Any]:
+        return self.runner.finished_record()
+
+    def unpersisted(self) -> list[tuple[str, int, dict[str, Any]]]:
+        """See :meth:`MatchRecorder.unpersisted`."""
+        return self.recorder.unpersisted()
+
     # ---- driving ---------------------------------------------------------------------------
 
     def start(self, ref_for: tuple[Session, Any] | None = None) -> None:
-        runner = self.runner
-        record = runner.full_record()
-        self.store.save_match(MatchRow(
-            id=runner.match_id, game=runner.game.info.name, options=dict(runner.options),
-            num_seats=runner.num_seats, seed=runner.match.seed,
-            seats=[info.to_json(s) for s, info in enumerate(runner.seats)],
-            clock=None if runner.clock is None else runner.clock.to_json(),
-            start=record["start"], created_at=self.started_at))
+        self.recorder.started(self.started_at)
         self.log.info("match_start", seats=[s.name for s in self.seating])
-        out = runner.start(self.now())
+        out = self.runner.start(self.now())
         self._after(out, ref_for)
         for session in dict.fromkeys(self.seating):
             if not session.connected:
@@ -131,11 +162,7 @@ class LiveMatch:
         self.resync_spectator(session, ref)
 
     def resync_spectator(self, session: Session, ref: Any = None) -> None:
-        for recipient, message in self.runner.resync(None, self.now()):
-            assert recipient is None
-            if ref is not None and message["type"] == "match_start":
-                message = {**message, "ref": ref}
-            session.send(message)
+        self.audience.resync(session, self.runner.resync(None, self.now()), ref)
 
     def leave(self, session: Session) -> None:
         self.spectators.discard(session)
@@ -164,27 +191,6 @@ class LiveMatch:
         if runner.is_over and self.ended_at is None:
             self._finish()
 
-    def unpersisted(self) -> list[tuple[str, int, dict[str, Any]]]:
-        """Log entries not yet handed to the store, ``(match_id, index, entry)`` each; they
-        count as handed over once returned (the server batches them for all matches)."""
-        log = self.runner.match.log
-        start, self._persisted = self._persisted, len(log)
-        return [(self.match_id, index, log[index]) for index in range(start, len(log))]
-
-    def _deliver(self, out: list[Outgoing], ref_for: tuple[Session, Any] | None) -> None:
-        for recipient, message in out:
-            if recipient is None:
-                if self.spectators:
-                    shared = EncodedMessage(message)
-                    for session in self.spectators:
-                        session.send(shared)
-                continue
-            session = self.seating[recipient]
-            if ref_for is not None and ref_for[0] is session and message["type"] == "match_start":
-                message = {**message, "ref": ref_for[1]}
-                ref_for = None
-            session.send(message)
-
     def _arm_timer(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
@@ -197,10 +203,7 @@ class LiveMatch:
         runner = self.runner
         self.ended_at = utc_now()
         outcome = runner.outcome
-        self.store.update_match(self.match_id, log=runner.match.log, moves=runner.moves,
-                                status=runner.status,
-                                outcome=None if outcome is None else outcome.to_json(),
-                                ended_at=self.ended_at)
+        self.recorder.finished(self.ended_at)
         self.log.info("match_end", status=runner.status,
                       outcome=None if outcome is None else outcome.to_json(),
                       moves=runner.moves)

@@ -1,5 +1,5 @@
 """The server's input path at the websocket level: messages are handled where websockets
-parses them (server.connection.ArenaWebSocket), in the order each client sent them, whether
+parses them (server.wsadapter.ArenaWebSocket), in the order each client sent them, whether
 they came in fragments, were pipelined behind a handler that waits, or arrived before the
 server attached its handler. Each test checks that another match on the server plays on."""
 

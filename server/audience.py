@@ -1,0 +1,54 @@
+"""Who receives a match's messages on this server: the sessions in its seats and its
+spectators.
+
+A :class:`~server.runner.MatchRunner` says what to send to whom, as ``(recipient, message)``
+pairs (a seat number, or ``None`` for every spectator); :meth:`Audience.deliver` sends them.
+It is the delivery half of a live match: a match run elsewhere (a worker process, another
+node) hands its runner's output to the audience of the node that holds the connections.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from protocol import EncodedMessage
+from server.runner import Outgoing
+from server.sessions import Session
+
+
+class Audience:
+    """The seated sessions (``seating[i]`` holds seat ``i``; one session may hold several
+    seats) and the spectators of one match."""
+
+    def __init__(self, seating: list[Session]) -> None:
+        self.seating = seating
+        self.spectators: set[Session] = set()
+
+    def seats_of(self, session: Session) -> list[int]:
+        return [seat for seat, s in enumerate(self.seating) if s is session]
+
+    def deliver(self, out: list[Outgoing], ref_for: tuple[Session, Any] | None = None) -> None:
+        """Send each message to its seat's session, or to every spectator (encoded once for
+        all of them). ``ref_for``: ``(session, ref)`` — that session's ``match_start``
+        carries ``ref`` (the id of the message that asked for the match)."""
+        for recipient, message in out:
+            if recipient is None:
+                if self.spectators:
+                    shared = EncodedMessage(message)
+                    for session in self.spectators:
+                        session.send(shared)
+                continue
+            session = self.seating[recipient]
+            if ref_for is not None and ref_for[0] is session and message["type"] == "match_start":
+                message = {**message, "ref": ref_for[1]}
+                ref_for = None
+            session.send(message)
+
+    def resync(self, session: Session, out: list[Outgoing], ref: Any = None) -> None:
+        """Send a spectator's resync (``out``, all addressed to spectators) to ``session``
+        only; its ``match_start`` carries ``ref`` when given."""
+        for recipient, message in out:
+            assert recipient is None
+            if ref is not None and message["type"] == "match_start":
+                message = {**message, "ref": ref}
+            session.send(message)

@@ -12,16 +12,28 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
 
 from server.ladder_book import Entity, LadderBook, RatedResult, Standing
 from server.ratings import Rating
 from server.storage.base import utc_now
 from server.storage.ladder import LadderMatchRow, LadderStore, rating_point
 
-if TYPE_CHECKING:
-    from server.storage.sqlite import SqliteStore
+
+class SqliteFile(Protocol):
+    """What the ladder's tables need of the SQLite store that holds them (its reader and its
+    writer thread); :class:`~server.storage.sqlite.SqliteStore` provides it. A protocol, not
+    an import: the store makes this sub-store, so importing it back would be a cycle."""
+
+    def query(self, sql: str, params: Iterable[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+    def select(self, sql: str, *, order_by: str, limit: int | None = None,
+               **equal: Any) -> list[tuple[Any, ...]]: ...
+
+    def write_later(self, write: Callable[[sqlite3.Connection], object]) -> None: ...
+
+    def flush(self) -> None: ...
 
 _MATCH_COLUMNS = ("match_id, game, entities, status, ranks, reason, seq, before, after, "
                   "started, started_at, ended_at")
@@ -42,7 +54,7 @@ def _ratings_of(text: str | None) -> list[Rating] | None:
 class SqliteLadderStore(LadderStore):
     """The ladder's tables in a :class:`~server.storage.sqlite.SqliteStore`'s file."""
 
-    def __init__(self, store: SqliteStore) -> None:
+    def __init__(self, store: SqliteFile) -> None:
         self.store = store
 
     # ---- reading -----------------------------------------------------------------------------

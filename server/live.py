@@ -3,8 +3,10 @@ and persistence.
 
 The runner decides; this class only pumps: it passes the loop's clock as ``now``, delivers
 each ``(recipient, message)`` pair to the seat's session or to every spectator (a spectator
-message is encoded once for all of them), arms one timer at the runner's next deadline, and
-queues the match's progress to the store after every step.
+message is encoded once for all of them; an ``events`` copy with a view once more without
+it, for spectators that did not ask for views), tells the runner who asked for views, arms
+one timer at the runner's next deadline, and queues the match's progress to the store after
+every step.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 import structlog
 
 from protocol import EncodedMessage
+from server.render import without_view
 from server.runner import MatchRunner, Outgoing
 from server.sessions import Session
 from server.storage import MatchRow, Store, utc_now
@@ -75,6 +78,7 @@ class LiveMatch:
             clock=None if runner.clock is None else runner.clock.to_json(),
             start=record["start"], created_at=self.started_at))
         self.log.info("match_start", seats=[s.name for s in self.seating])
+        self.refresh_views()
         out = runner.start(self.now())
         self._after(out, ref_for)
         for session in dict.fromkeys(self.seating):
@@ -119,6 +123,7 @@ class LiveMatch:
         self._after(out)
 
     def seat_back(self, session: Session) -> None:
+        self.refresh_views()  # the new hello may have asked otherwise
         out: list[Outgoing] = []
         for seat in self.seats_of(session):
             out.extend(self.runner.reconnected(seat, self.now()))
@@ -131,6 +136,7 @@ class LiveMatch:
         self.resync_spectator(session, ref)
 
     def resync_spectator(self, session: Session, ref: Any = None) -> None:
+        self.refresh_views()
         for recipient, message in self.runner.resync(None, self.now()):
             assert recipient is None
             if ref is not None and message["type"] == "match_start":
@@ -141,6 +147,15 @@ class LiveMatch:
         self.spectators.discard(session)
         self.runner.spectated = bool(self.spectators)
         session.watching.discard(self.match_id)
+        self.refresh_views()
+
+    def refresh_views(self) -> None:
+        """Tell the runner which recipients want views with their events: the seats whose
+        session asked in ``hello``, and the spectators' copy (``None``) if any watcher did."""
+        wanted: set[int | None] = {seat for seat, s in enumerate(self.seating) if s.views}
+        if any(s.views for s in self.spectators):
+            wanted.add(None)
+        self.runner.views_for = frozenset(wanted)
 
     def void(self, reason: str) -> None:
         """A server fault around this match: end it void, tell everyone."""
@@ -176,8 +191,10 @@ class LiveMatch:
             if recipient is None:
                 if self.spectators:
                     shared = EncodedMessage(message)
+                    plain = (EncodedMessage(without_view(message))
+                             if message["type"] == "events" and "view" in message else shared)
                     for session in self.spectators:
-                        session.send(shared)
+                        session.send(shared if session.views else plain)
                 continue
             session = self.seating[recipient]
             if ref_for is not None and ref_for[0] is session and message["type"] == "match_start":

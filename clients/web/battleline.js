@@ -8,7 +8,7 @@
 // clicked only when some legal action uses it, and the action sent is always one of that
 // list, verbatim. Shapes: engine/battleline/__init__.py and PROTOCOL.md section 11.
 
-import { h, clear, formatClock, confirmButton } from "./dom.js";
+import { h, formatClock, confirmButton } from "./dom.js";
 import { MatchTable } from "./table.js";
 
 export const COLOUR_NAMES = { r: "red", o: "orange", y: "yellow", g: "green", b: "blue", p: "purple" };
@@ -230,7 +230,7 @@ function playLine(ev, who) {
  */
 export class BattleLineTable extends MatchTable {
   constructor(root, opts) {
-    super(root, opts, "bl-root");
+    super(root, { game: "battleline", ...opts }, "bl-root");
     this._keys = (e) => { if (e.key === "Escape") this.cancel(); };
     document.addEventListener("keydown", this._keys);
   }
@@ -321,16 +321,9 @@ export class BattleLineTable extends MatchTable {
     const view = this.view;
     if (!view) return;
     const focus = document.activeElement?.dataset?.focusKey;
-    clear(root);
-    const legal = this.legal;
-    root.dataset.game = "battleline";
-    root.dataset.seq = String(this.seq);
+    this.resetRoot(this.over || view.phase === "over");
     root.dataset.phase = view.phase;
-    if (this.request) root.dataset.request = this.request.request_id;
-    else delete root.dataset.request;
-    if (this.over || view.phase === "over") root.dataset.over = "1";
-    else delete root.dataset.over;
-    root.dataset.viewer = this.me === null ? "spectator" : `seat-${this.me}`;
+    const legal = this.legal;
 
     const bottom = this.bottomSeat;
     const top = 1 - bottom;
@@ -392,13 +385,6 @@ export class BattleLineTable extends MatchTable {
       ms -= performance.now() - this.clockAt;
     }
     return formatClock(ms);
-  }
-
-  /** Refresh only the clock texts (called a few times a second). */
-  tick() {
-    for (const el of this.root.querySelectorAll("[data-clock]")) {
-      el.textContent = this.clockText(Number(el.dataset.clock));
-    }
   }
 
   renderBoard(top, bottom, legal) {
@@ -593,12 +579,7 @@ export class BattleLineTable extends MatchTable {
 
   renderBanner() {
     const outcome = this.over?.outcome || this.view.outcome;
-    const mine = this.me !== null && outcome ? outcome.ranks[this.me] : null;
-    const draw = outcome ? outcome.ranks.every((r) => r === outcome.ranks[0]) : true;
-    const tone = mine === null || draw ? "banner-neutral" : mine === 0 ? "banner-win" : "banner-loss";
-    return h("div", { class: ["banner", tone],
-                      dataset: { outcome: outcome?.reason || "" } },
-      h("strong", {}, outcomeText(outcome, this.seats, this.me)));
+    return this.banner(outcome, outcomeText(outcome, this.seats, this.me));
   }
 }
 

@@ -7,7 +7,7 @@
 // of your pieces that has a legal action, then a highlighted hex (or the exit arrow).
 // Shapes: engine/chexers/__init__.py.
 
-import { h, s, clear, formatClock, confirmButton } from "./dom.js";
+import { h, s, formatClock, confirmButton } from "./dom.js";
 import { MatchTable } from "./table.js";
 
 export const COLOURS = ["red", "green", "blue"];
@@ -89,7 +89,7 @@ export function eventLines(events, seats, me) {
 /** One Chexers match on screen; options as for BattleLineTable. */
 export class ChexersBoard extends MatchTable {
   constructor(root, opts) {
-    super(root, opts, "cx-root");
+    super(root, { game: "chexers", ...opts }, "cx-root");
     this.last = null;  // the last action, to mark on the board
   }
 
@@ -136,30 +136,13 @@ export class ChexersBoard extends MatchTable {
     return formatClock(ms);
   }
 
-  tick() {
-    for (const el of this.root.querySelectorAll("[data-clock]")) {
-      el.textContent = this.clockText(Number(el.dataset.clock));
-    }
-  }
-
   render() {
     const view = this.view;
     if (!view) return;
-    const root = clear(this.root);
-    root.dataset.game = "chexers";
-    root.dataset.seq = String(this.seq);
-    if (this.request) root.dataset.request = this.request.request_id;
-    else delete root.dataset.request;
-    if (this.over) root.dataset.over = "1";
-    else delete root.dataset.over;
-    root.dataset.viewer = this.me === null ? "spectator" : `seat-${this.me}`;
+    const root = this.resetRoot();
     const outcome = this.over?.outcome;
-    const mine = this.me !== null && outcome ? outcome.ranks[this.me] : null;
-    const tone = mine === null || outcome.ranks.every((r) => r === 0) ? "banner-neutral"
-      : mine === 0 ? "banner-win" : "banner-loss";
     root.appendChild(h("div", { class: "cx-main" }, this.renderBoard(),
-                       outcome ? h("div", { class: ["banner", tone], dataset: { outcome: outcome.reason || "" } },
-                                   h("strong", {}, outcomeText(outcome, this.seats, this.me))) : null,
+                       outcome ? this.banner(outcome, outcomeText(outcome, this.seats, this.me)) : null,
                        this.me !== null ? this.renderPrompt() : null));
     root.appendChild(h("aside", { class: "cx-panel" }, this.renderPlayers(), this.renderLog()));
   }

@@ -6,7 +6,7 @@
 // It also provides the defaults a game module may leave out: seatLabel, outcomeText and
 // eventLines (event text: the event's type and its fields).
 
-import { h, clear, formatClock, confirmButton } from "./dom.js";
+import { h, formatClock, confirmButton } from "./dom.js";
 import { MatchTable } from "./table.js";
 
 /** Who a seat is, for the viewer: "You" or "Seat 1 (zoe)". */
@@ -86,29 +86,12 @@ export class GenericBoard extends MatchTable {
     return formatClock(ms);
   }
 
-  tick() {
-    for (const el of this.root.querySelectorAll("[data-clock]")) {
-      el.textContent = this.clockText(Number(el.dataset.clock));
-    }
-  }
-
   render() {
     if (!this.view) return;
-    const root = clear(this.root);
-    root.dataset.game = this.game || "";
-    root.dataset.seq = String(this.seq);
-    if (this.request) root.dataset.request = this.request.request_id;
-    else delete root.dataset.request;
-    if (this.over) root.dataset.over = "1";
-    else delete root.dataset.over;
-    root.dataset.viewer = this.me === null ? "spectator" : `seat-${this.me}`;
+    const root = this.resetRoot();
     const outcome = this.over?.outcome;
-    const mine = this.me !== null && outcome ? outcome.ranks[this.me] : null;
-    const tone = mine === null || outcome.ranks.every((r) => r === outcome.ranks[0]) ? "banner-neutral"
-      : mine === 0 ? "banner-win" : "banner-loss";
     root.appendChild(h("div", { class: "gn-main" },
-      outcome ? h("div", { class: ["banner", tone], dataset: { outcome: outcome.reason || "" } },
-                  h("strong", {}, outcomeText(outcome, this.seats, this.me))) : null,
+      outcome ? this.banner(outcome, outcomeText(outcome, this.seats, this.me)) : null,
       this.me !== null ? this.renderPrompt() : null,
       h("section", { class: "panel-box gn-view" },
         h("h3", {}, this.me === null ? "What everyone sees" : "What you see"),

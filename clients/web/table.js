@@ -8,6 +8,8 @@
 // clearSelection, eventLines(events) (log text) and render. Replays feed it positions with
 // showStep.
 
+import { h, clear } from "./dom.js";
+
 export class MatchTable {
   constructor(root, opts, rootClass) {
     this.root = root;
@@ -126,6 +128,36 @@ export class MatchTable {
     this.clearSelection();
     this.sendAction(action, this._sent);
     this.render();
+  }
+
+  /** Clear the root and mark it with what tests and styles read: the game, the seq drawn,
+   *  the open request, whether it is over, and who is looking. */
+  resetRoot(over = Boolean(this.over)) {
+    const root = clear(this.root);
+    root.dataset.game = this.game || "";
+    root.dataset.seq = String(this.seq);
+    if (this.request) root.dataset.request = this.request.request_id;
+    else delete root.dataset.request;
+    if (over) root.dataset.over = "1";
+    else delete root.dataset.over;
+    root.dataset.viewer = this.me === null ? "spectator" : `seat-${this.me}`;
+    return root;
+  }
+
+  /** The outcome banner, toned for this viewer (won, lost, or neutral: a draw, a spectator). */
+  banner(outcome, text) {
+    const mine = this.me !== null && outcome ? outcome.ranks[this.me] : null;
+    const draw = outcome ? outcome.ranks.every((r) => r === outcome.ranks[0]) : true;
+    const tone = mine === null || draw ? "banner-neutral" : mine === 0 ? "banner-win" : "banner-loss";
+    return h("div", { class: ["banner", tone], dataset: { outcome: outcome?.reason || "" } },
+      h("strong", {}, text));
+  }
+
+  /** Refresh only the clock texts (called a few times a second); boards give clockText. */
+  tick() {
+    for (const el of this.root.querySelectorAll("[data-clock]")) {
+      el.textContent = this.clockText(Number(el.dataset.clock));
+    }
   }
 
   /** A replay position: `step` = {view, seatViews, lines, events, outcome, seq}. */

@@ -11,6 +11,7 @@ The finished match's replay is drawn from its per-step views on the same generic
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,6 @@ def test_goofspiel_is_played_to_the_end_by_clicking_on_the_generic_page(
     page = context.new_page()
     errors = console_errors(page)
     frames = FrameLog(page)
-    import time
     deadline = time.monotonic() + 20
     while not arena.autoplay_offered("goofspiel"):
         assert time.monotonic() < deadline, "the Goofspiel bot never offered to play"

@@ -92,14 +92,15 @@ class Connection:
     def __init__(self, url: str, *, token: str | None = None, name: str | None = None,
                  encoding: Encoding = "json", client: str = CLIENT_NAME,
                  reconnect: ReconnectPolicy = DEFAULT_RECONNECT, open_timeout: float = 10.0,
-                 queue_size: int = 10_000) -> None:
+                 queue_size: int = 10_000, views: bool = False) -> None:
         if encoding not in SUBPROTOCOL_OF_ENCODING:
             raise ValueError(f"encoding must be 'json' or 'msgpack', not {encoding!r}")
         self.url = url
         self.encoding: Encoding = encoding
         self.reconnect = reconnect
         self.open_timeout = open_timeout
-        self.session = ClientSession(encoding, token=token, name=name, client=client)
+        self.session = ClientSession(encoding, token=token, name=name, client=client,
+                                     views=views)
         self.log = log.bind(url=url)
         self.reconnects = 0
         """Successful reconnections so far."""
@@ -485,13 +486,14 @@ class Connection:
 async def connect(url: str, token: str | None = None, *, encoding: Encoding = "json",
                   name: str | None = None, client: str = CLIENT_NAME,
                   reconnect: ReconnectPolicy = DEFAULT_RECONNECT,
-                  open_timeout: float = 10.0) -> Connection:
+                  open_timeout: float = 10.0, views: bool = False) -> Connection:
     """Open a :class:`Connection` and complete the handshake.
 
     ``token`` is an account's bearer token (without one the server makes a guest, named
     ``name`` if given). ``encoding`` picks the subprotocol: ``arena.v1.json`` (text frames)
-    or ``arena.v1.msgpack`` (binary frames).
+    or ``arena.v1.msgpack`` (binary frames). ``views=True`` asks for the viewer's view in
+    every ``events`` message (a bot that reads only requests need not pay for it).
     """
     conn = Connection(url, token=token, name=name, encoding=encoding, client=client,
-                      reconnect=reconnect, open_timeout=open_timeout)
+                      reconnect=reconnect, open_timeout=open_timeout, views=views)
     return await conn.open()

@@ -425,6 +425,11 @@ DEFINITIONS: dict[str, WireType] = {
         Field("actions", Obj(), required=False,
               doc="finished matches only: the joint action applied, seat number (as a "
                   "string) or \"chance\" → action"),
+        Field("view", Obj(), required=False,
+              doc="only with hello.views: the spectator's view after this step"),
+        Field("seat_views", Arr(Obj()), required=False,
+              doc="only with hello.views, finished matches of games with hidden "
+                  "information: every seat's view after this step (the log is public)"),
     )),
     "LadderEntry": Obj((
         Field("rank", Int(1), doc="1 = top of the leaderboard"),
@@ -531,6 +536,9 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
         Field("resume", Str(), required=False, doc="session token from an earlier welcome"),
         Field("name", Str(max_len=MAX_ID_CHARS), required=False, doc="guest display name"),
         Field("client", Str(max_len=200), required=False, doc="client software/version"),
+        Field("views", Bool(), required=False,
+              doc="true: every events message (and replay step) carries the viewer's view; "
+                  "default false"),
     ), ("welcome", "error"), "open the session (must be the first message)"),
     MessageSpec("ping", "client", (), ("pong",), "liveness check; allowed before hello"),
     MessageSpec("list_games", "client", (), ("games",), "the games this server runs"),
@@ -612,6 +620,8 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         Field("account", Ref("Account")),
         Field("encoding", Str(enum=("json", "msgpack"))),
         Field("limits", Ref("Limits")),
+        Field("views", Bool(), required=False,
+              doc="whether events and replays carry views (hello.views); absent: false"),
     ), summary="the session is open"),
     MessageSpec("pong", "server", (), summary="answer to ping"),
     MessageSpec("games", "server", (Field("games", Arr(Ref("GameInfo"))),),
@@ -663,6 +673,8 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         Field("seq", Int(1), doc="per match, increasing from 1"),
         Field("events", Arr(Ref("Event")), doc="rendered for this viewer"),
         _CLOCKS_MS,
+        Field("view", Obj(), required=False,
+              doc="only with hello.views: this viewer's view after these events"),
     ), summary="what happened in a match, for this viewer"),
     MessageSpec("match_end", "server", (
         _MATCH, Field("outcome", Ref("Outcome")),
@@ -679,6 +691,11 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
               doc="finished matches only: the start state if not the game's initial one"),
         Field("log", Arr(Obj()), required=False,
               doc="finished matches only: the action log, one joint action per entry"),
+        Field("start_view", Obj(), required=False,
+              doc="only with hello.views: the spectator's view before the first step"),
+        Field("start_seat_views", Arr(Obj()), required=False,
+              doc="only with hello.views, finished matches of games with hidden "
+                  "information: every seat's view before the first step"),
     ), summary="a match's record"),
     MessageSpec("error", "server", (
         Field("code", Str(enum=ERROR_CODES), doc="see the error codes table"),

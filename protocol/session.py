@@ -339,8 +339,10 @@ class ClientSession:
 
     def __init__(self, encoding: Encoding = "json", *, token: str | None = None,
                  name: str | None = None, client: str = CLIENT_NAME,
-                 resume: str | None = None) -> None:
+                 resume: str | None = None, views: bool = False) -> None:
         self.encoding: Encoding = encoding
+        self.views = views
+        """Ask for views in every hello: each ``events`` message then carries ``view``."""
         self.token = token
         self.name = name
         self.client = client
@@ -370,6 +372,8 @@ class ClientSession:
             message["token"] = self.token
         if self.name is not None:
             message["name"] = self.name
+        if self.views:
+            message["views"] = True
         self.state = ClientState.HELLO_SENT
         self.send(message)
         return message

@@ -429,9 +429,10 @@ class ArenaServer:
         conn.owner = session
         session.connection = conn
         session.away_since = None
+        session.views = hello.get("views") is True
         conn.log = conn.log.bind(account=session.name)
         conn.protocol.welcome(session=session.token, account=session.account,
-                              server_version=self.version, hello=hello)
+                              server_version=self.version, hello=hello, views=session.views)
         conn.flush()
 
     def _connection_lost(self, conn: Connection) -> None:
@@ -631,15 +632,16 @@ class ArenaServer:
                           ) -> None:
         live = self.find_match(msg["match_id"])
         if live is not None:
-            conn.protocol.reply(msg, live.replay())
+            conn.protocol.reply(msg, live.replay(views=session.views))
             return
         row = await asyncio.to_thread(self.store.get_match, msg["match_id"])
         if row is None or row.status == "live":
             raise LobbyError("not_found", "no such finished match")
-        conn.protocol.reply(msg, stored_replay(row))
+        conn.protocol.reply(msg, stored_replay(row, views=session.views))
 
 
-def stored_replay(row: Any) -> dict[str, Any]:
-    """The ``replay`` message of a finished match read from storage (no seed)."""
+def stored_replay(row: Any, views: bool = False) -> dict[str, Any]:
+    """The ``replay`` message of a finished match read from storage (no seed); ``views``:
+    with each step's views."""
     stored = StoredMatch(row.id, registry.get(row.game), row.record(), row.seats, row.status)
-    return render_for(stored, None, "replay")
+    return render_for(stored, None, "replay", views=views)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from protocol import EncodedMessage
+from server.render import without_view
 from server.runner import Outgoing
 from server.sessions import Session
 
@@ -27,16 +28,27 @@ class Audience:
     def seats_of(self, session: Session) -> list[int]:
         return [seat for seat, s in enumerate(self.seating) if s is session]
 
+    def wanting_views(self) -> frozenset[int | None]:
+        """The recipients that asked for views with their events (``hello.views``): the
+        seats whose session did, and ``None`` (the spectators' copy) if any watcher did."""
+        wanted: set[int | None] = {seat for seat, s in enumerate(self.seating) if s.views}
+        if any(s.views for s in self.spectators):
+            wanted.add(None)
+        return frozenset(wanted)
+
     def deliver(self, out: list[Outgoing], ref_for: tuple[Session, Any] | None = None) -> None:
         """Send each message to its seat's session, or to every spectator (encoded once for
-        all of them). ``ref_for``: ``(session, ref)`` — that session's ``match_start``
-        carries ``ref`` (the id of the message that asked for the match)."""
+        all of them; an ``events`` copy with a view once more without it, for the spectators
+        that did not ask for views). ``ref_for``: ``(session, ref)`` — that session's
+        ``match_start`` carries ``ref`` (the id of the message that asked for the match)."""
         for recipient, message in out:
             if recipient is None:
                 if self.spectators:
                     shared = EncodedMessage(message)
+                    plain = (EncodedMessage(without_view(message))
+                             if message["type"] == "events" and "view" in message else shared)
                     for session in self.spectators:
-                        session.send(shared)
+                        session.send(shared if session.views else plain)
                 continue
             session = self.seating[recipient]
             if ref_for is not None and ref_for[0] is session and message["type"] == "match_start":

@@ -5,6 +5,7 @@ loop, its output handed to an :class:`~server.audience.Audience` and its progres
 The runner decides (sans-I/O); the audience delivers; the recorder persists. This class only
 pumps between them: it passes the loop's clock as ``now``, hands each step's
 ``(recipient, message)`` pairs to the audience, arms one timer at the runner's next deadline,
+tells the runner which recipients asked for views (:meth:`LiveMatch.refresh_views`),
 and tells the recorder and the server when the match ends. The server and its services see
 the match through the accessors here (the hub's :class:`~server.hub.MatchHandle`), never
 through the runner.
@@ -90,9 +91,10 @@ class LiveMatch:
                 "outcome": runner.outcome.to_json()
                 if runner.is_over and runner.outcome is not None else None}
 
-    def replay(self) -> dict[str, Any]:
-        """The ``replay`` message (for spectators: no hidden information, no seed)."""
-        return self.runner.replay()
+    def replay(self, views: bool = False) -> dict[str, Any]:
+        """The ``replay`` message (for spectators: no hidden information, no seed);
+        ``views``: with each step's view, for a client that asked for views."""
+        return self.runner.replay(views=views)
 
     def finished_record(self) -> dict[str, Any]:
         return self.runner.finished_record()
@@ -106,6 +108,7 @@ class LiveMatch:
     def start(self, ref_for: tuple[Session, Any] | None = None) -> None:
         self.recorder.started(self.started_at)
         self.log.info("match_start", seats=[s.name for s in self.seating])
+        self.refresh_views()
         out = self.runner.start(self.now())
         self._after(out, ref_for)
         for session in dict.fromkeys(self.seating):
@@ -150,6 +153,7 @@ class LiveMatch:
         self._after(out)
 
     def seat_back(self, session: Session) -> None:
+        self.refresh_views()  # the new hello may have asked otherwise
         out: list[Outgoing] = []
         for seat in self.seats_of(session):
             out.extend(self.runner.reconnected(seat, self.now()))
@@ -162,12 +166,19 @@ class LiveMatch:
         self.resync_spectator(session, ref)
 
     def resync_spectator(self, session: Session, ref: Any = None) -> None:
+        self.refresh_views()
         self.audience.resync(session, self.runner.resync(None, self.now()), ref)
 
     def leave(self, session: Session) -> None:
         self.spectators.discard(session)
         self.runner.spectated = bool(self.spectators)
         session.watching.discard(self.match_id)
+        self.refresh_views()
+
+    def refresh_views(self) -> None:
+        """Tell the runner which recipients want views with their events: the seats whose
+        session asked in ``hello``, and the spectators' copy (``None``) if any watcher did."""
+        self.runner.views_for = self.audience.wanting_views()
 
     def void(self, reason: str) -> None:
         """A server fault around this match: end it void, tell everyone."""

@@ -10,10 +10,16 @@ history is the catalogue of what happens otherwise).
 Contract of what a viewer gets:
 
 * ``match_start`` / ``request`` / ``match_end``: ``game.view(state, viewer)`` only.
-* ``events``: each event's public data, merged with its private part for ``viewer`` only.
+* ``events``: each event's public data, merged with its private part for ``viewer`` only;
+  with ``views=True`` (the viewer asked for views in ``hello``) also ``view``, the viewer's
+  view after those events.
 * ``replay``: of a live match, only the public (spectator) renders of the events so far; of a
-  finished match the full record (log of actions included) **minus the seed**.
-* The RNG seed is never read here; the action log is read only once the match is over.
+  finished match the full record (log of actions included) **minus the seed**. With
+  ``views=True`` every step also carries the spectator's view after it (and, once the match
+  is over and only for games with hidden information, every seat's view: the log that
+  derives them is public by then).
+* The RNG seed is never read here. The action log of a live match is read only to re-derive
+  the spectator's views of a live replay; it is sent only once the match is over.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from engine.core import Event, Game, Outcome, State
-from engine.match import actions_of
+from engine.match import LogEntry, actions_of
 from server.clocks import Clock
 
 Kind = Literal["match_start", "request", "events", "match_end", "replay", "error"]
@@ -42,10 +48,13 @@ class SeatInfo:
 
 @dataclass(frozen=True)
 class EventBatch:
-    """The events of one step of a live match, numbered by ``seq`` (1, 2, …)."""
+    """The events of one step of a live match, numbered by ``seq`` (1, 2, …);
+    ``log_length`` is how many log entries the match had after them (a replay's views are
+    re-derived from it, so a live match keeps no old state)."""
 
     seq: int
     events: tuple[Event, ...]
+    log_length: int = 0
 
 
 class Renderable(Protocol):
@@ -84,6 +93,16 @@ class Renderable(Protocol):
     @property
     def outcome(self) -> Outcome | None: ...
 
+    @property
+    def start_state(self) -> State:
+        """The state before the first step (before the deal)."""
+        ...
+
+    @property
+    def log(self) -> Sequence[LogEntry]:
+        """The actions applied so far: read here only to re-derive public views."""
+        ...
+
     def legal_actions(self, seat: int) -> list[Any]: ...
 
     def finished_record(self) -> dict[str, Any]:
@@ -95,25 +114,30 @@ def render_for(match: Renderable, viewer: int | None, kind: Kind, *,
                events: Sequence[Event] = (), seq: int | None = None,
                request_id: str | None = None, clocks_ms: Sequence[int] | None = None,
                deadline_ms: int | None = None,
-               error: Mapping[str, Any] | None = None, ref: Any = None) -> dict[str, Any]:
+               error: Mapping[str, Any] | None = None, ref: Any = None,
+               views: bool = False) -> dict[str, Any]:
     """Build the ``kind`` message of ``match`` for ``viewer`` (a seat, or ``None`` for a
     spectator). The only function in ``server/`` that turns views and events into messages.
 
     * ``match_start``: ``clocks_ms`` the banks now.
     * ``request``: ``viewer`` must be a seat; ``request_id``, ``clocks_ms`` and the time
       the seat has left to answer (``deadline_ms``) given.
-    * ``events``: ``events`` and their ``seq``; ``clocks_ms``.
+    * ``events``: ``events`` and their ``seq``; ``clocks_ms``; ``views``: add the viewer's
+      view of the match now (after those events).
     * ``match_end``: the outcome and the final view.
-    * ``replay``: see the module docstring.
+    * ``replay``: see the module docstring; ``views``: every step's view.
     * ``error``: ``error`` = ``{"code", "message", "details"?}`` about ``viewer``'s own action;
       ``request_id`` echoes the action's id.
     """
     game = match.game
     if kind == "events":
-        return {"type": "events", "match_id": match.match_id,
-                "seq": match.seq if seq is None else seq,
-                "events": [event.render(viewer) for event in events],
-                "clocks_ms": None if clocks_ms is None else list(clocks_ms)}
+        message = {"type": "events", "match_id": match.match_id,
+                   "seq": match.seq if seq is None else seq,
+                   "events": [event.render(viewer) for event in events],
+                   "clocks_ms": None if clocks_ms is None else list(clocks_ms)}
+        if views:
+            message["view"] = game.view(match.state, viewer)
+        return message
     if kind == "request":
         if viewer is None:
             raise ValueError("a request is always for a seat")
@@ -137,7 +161,7 @@ def render_for(match: Renderable, viewer: int | None, kind: Kind, *,
                 "outcome": None if outcome is None else outcome.to_json(),
                 "view": game.view(match.state, viewer), "status": wire_status(match)}
     if kind == "replay":
-        return _render_replay(match)
+        return _render_replay(match, views)
     if kind == "error":
         if error is None:
             raise ValueError("an error message needs the error")
@@ -158,7 +182,12 @@ def wire_status(match: Renderable) -> str:
     return "live" if match.status == "live" else "over"
 
 
-def _render_replay(match: Renderable) -> dict[str, Any]:
+def without_view(message: Mapping[str, Any]) -> dict[str, Any]:
+    """An ``events`` message as a viewer who did not ask for views gets it."""
+    return {key: value for key, value in message.items() if key != "view"}
+
+
+def _render_replay(match: Renderable, views: bool) -> dict[str, Any]:
     head: dict[str, Any] = {
         "type": "replay", "match_id": match.match_id, "game": match.game.info.name,
         "options": dict(match.options),
@@ -170,30 +199,63 @@ def _render_replay(match: Renderable) -> dict[str, Any]:
         head["outcome"] = None
         head["steps"] = [{"seq": batch.seq, "events": [e.render(None) for e in batch.events]}
                          for batch in match.history]
+        if views:
+            _add_live_views(match, head)
         return head
     record = match.finished_record()
-    head.update(record_replay(match.game, record))
+    head.update(record_replay(match.game, record, views=views))
     return head
 
 
-def record_replay(game: Game, record: Mapping[str, Any]) -> dict[str, Any]:
+def _add_live_views(match: Renderable, head: dict[str, Any]) -> None:
+    """The spectator's view before the first step and after each step of a live replay,
+    re-derived from the start state and the log (nothing of the log itself is sent)."""
+    game, log = match.game, match.log
+    state, applied = match.start_state, 0
+    head["start_view"] = game.view(state, None)
+    for step, batch in zip(head["steps"], match.history, strict=True):
+        while applied < batch.log_length:
+            state = game.apply_unchecked(state, actions_of(log[applied])).state
+            applied += 1
+        step["view"] = game.view(state, None)
+
+
+def _step_views(game: Game, state: State, num_seats: int, prefix: str = "") -> dict[str, Any]:
+    """The views of a finished replay at one position: the spectator's, and every seat's
+    for a game with hidden information (its whole log is public once it is over)."""
+    out: dict[str, Any] = {f"{prefix}view": game.view(state, None)}
+    if game.info.hidden_information:
+        out[f"{prefix}seat_views"] = [game.view(state, seat) for seat in range(num_seats)]
+    return out
+
+
+def record_replay(game: Game, record: Mapping[str, Any], *, views: bool = False
+                  ) -> dict[str, Any]:
     """The replay body of a finished match from its stored record (seed already absent):
-    one step per log entry with the actions applied and the public events they caused.
+    one step per log entry with the actions applied and the public events they caused;
+    with ``views``, the views of each position too (see :func:`_step_views`).
 
     Re-derives the events by re-applying the log, so finished replays cost no storage."""
     if "seed" in record:
         raise ValueError("a record handed to a client must not carry the seed")
     steps: list[dict[str, Any]] = []
+    num_seats = int(record["num_seats"])
     options = game.normalize_options(record.get("options"))
-    state = record.get("start") or game.initial_state(int(record["num_seats"]), options)
+    state = record.get("start") or game.initial_state(num_seats, options)
+    body: dict[str, Any] = {"outcome": record.get("outcome"), "num_seats": num_seats,
+                            "start": record.get("start"),
+                            "log": list(record.get("log") or []), "steps": steps}
+    if views:
+        body.update(_step_views(game, state, num_seats, "start_"))
     for index, entry in enumerate(record.get("log") or []):
         transition = game.apply_unchecked(state, actions_of(entry))
         state = transition.state
-        steps.append({"seq": index + 1, "actions": entry,
-                      "events": [e.render(None) for e in transition.events]})
-    return {"outcome": record.get("outcome"), "num_seats": record["num_seats"],
-            "start": record.get("start"), "log": list(record.get("log") or []),
-            "steps": steps}
+        step = {"seq": index + 1, "actions": entry,
+                "events": [e.render(None) for e in transition.events]}
+        if views:
+            step.update(_step_views(game, state, num_seats))
+        steps.append(step)
+    return body
 
 
 class StoredMatch:
@@ -231,6 +293,14 @@ class StoredMatch:
     @property
     def outcome(self) -> Outcome | None:
         return self._outcome
+
+    @property
+    def start_state(self) -> State:
+        raise RuntimeError("a stored match replays from its record")
+
+    @property
+    def log(self) -> Sequence[LogEntry]:
+        return list(self._record.get("log") or [])
 
     def legal_actions(self, seat: int) -> list[Any]:
         return []

@@ -20,6 +20,7 @@ harmless.
 Calling contract::
 
     runner = MatchRunner(match_id, game, seats, options, seed, clock=Clock(60_000, 1_000))
+    runner.views_for = {0, None}                 # seat 0 and spectators asked for views
     out = runner.start(now)                      # match_start + first events + requests
     out = runner.receive_action(seat, request_id, action, now, ref=msg_id)
     out = runner.tick(now)                       # timeouts (loss or default) and forfeits
@@ -36,7 +37,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from typing import Any
 
 from engine.core import (
@@ -49,7 +50,7 @@ from engine.core import (
     Outcome,
     State,
 )
-from engine.match import Match
+from engine.match import LogEntry, Match
 from server.clocks import Clock, SeatClocks
 from server.render import EventBatch, SeatInfo, render_for
 
@@ -152,6 +153,10 @@ class MatchRunner:
         # events (recipient None) is left out; a spectator who joins gets the whole state
         # from resync() first. The driver sets it (LiveMatch, on spectate and leave).
         self.spectated = True
+        # The recipients (seats, and None for the spectators' copy) whose events carry the
+        # viewer's view. Empty by default: a view is rendered only for a viewer that asked
+        # (hello.views), so bots pay nothing for it. The driver keeps it current.
+        self.views_for: Set[Recipient] = frozenset()
 
     # ---- what render_for reads ----------------------------------------------------------
 
@@ -166,6 +171,14 @@ class MatchRunner:
     @property
     def history(self) -> Sequence[EventBatch]:
         return self._history
+
+    @property
+    def start_state(self) -> State:
+        return self.match.start_state
+
+    @property
+    def log(self) -> Sequence[LogEntry]:
+        return self.match.log
 
     @property
     def outcome(self) -> Outcome | None:
@@ -356,9 +369,10 @@ class MatchRunner:
                                            deadline_ms=self.clocks.time_left_ms(viewer, now))))
         return out
 
-    def replay(self) -> dict[str, Any]:
-        """The ``replay`` message (public events only while live)."""
-        return render_for(self, None, "replay")
+    def replay(self, views: bool = False) -> dict[str, Any]:
+        """The ``replay`` message (public events only while live); ``views``: with each
+        step's view (for a client that asked for views)."""
+        return render_for(self, None, "replay", views=views)
 
     def void(self, now: float, message: str = "internal server error") -> list[Outgoing]:
         """End the match as void (a server fault): unrated, every seat told."""
@@ -434,16 +448,18 @@ class MatchRunner:
                                              deadline_ms=self.clocks.time_left_ms(seat, now))))
 
     def _broadcast(self, events: Sequence[Event], now: float) -> list[Outgoing]:
-        batch = EventBatch(self.seq + 1, tuple(events))
+        batch = EventBatch(self.seq + 1, tuple(events), len(self.match.log))
         self._history.append(batch)
         clocks = self.clocks_ms(now)
+        views = self.views_for
         out: list[Outgoing] = [
             (seat, render_for(self, seat, "events", events=batch.events, seq=batch.seq,
-                              clocks_ms=clocks))
+                              clocks_ms=clocks, views=seat in views))
             for seat in range(self.num_seats)]
         if self.spectated:
             out.append((None, render_for(self, None, "events", events=batch.events,
-                                         seq=batch.seq, clocks_ms=clocks)))
+                                         seq=batch.seq, clocks_ms=clocks,
+                                         views=None in views)))
         return out
 
     def _finish(self, forced: Outcome | None, now: float, events: list[Event]

@@ -34,6 +34,7 @@ class Session:
     seeks: set[str] = field(default_factory=set)
     autoplay: AutoplayOffer | None = None
     away_since: float | None = None
+    views: bool = False            # hello.views: events (and replays) carry views
 
     @property
     def account(self) -> dict[str, str]:

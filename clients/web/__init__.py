@@ -7,11 +7,17 @@ any bot. Modules:
 
 * ``index.html``, ``style.css``, ``favicon.svg`` — the shell and its look;
 * ``app.js`` — sign-in, lobby (house bots, queue, challenges), routing, match bookkeeping;
-* ``protocol.js`` — the websocket connection (hello, replies by ``ref``, resume);
-* ``battleline.js`` — Battle Line cards, the public-table reducer, the table and its composer
-  of legal actions (claims, tactics, Scout and the guile cards);
+* ``protocol.js`` — the websocket connection (hello with ``views``, replies by ``ref``,
+  resume);
+* ``table.js`` — what every board shares: it is fed the protocol's messages and draws only
+  the views they carry (every ``events`` message has one), acting only with legal actions;
+* ``games.js`` — the registry of game modules by game name; a game without a module gets
+  ``generic.js``. Adding a game to the web client is writing its module;
+* ``battleline.js`` — Battle Line cards, the table and its composer of legal actions
+  (claims, tactics, Scout and the guile cards);
 * ``chexers.js`` — the Chexers hex board with exit counters;
-* ``replay.js`` — stepping through a finished match;
+* ``generic.js`` — any other game: the view as a readable tree, legal actions as buttons;
+* ``replay.js`` — stepping through a finished match, drawn from the replay's per-step views;
 * ``ladder.js`` — leaderboard and rating-history chart;
 * ``dom.js`` — small DOM helpers.
 

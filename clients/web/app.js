@@ -8,11 +8,14 @@
 //   #/replay/<id> a finished match, step by step
 //   #/ladder/<g>  a game's ladder: leaderboard and rating history
 // No build step: the browser loads these ES modules as they are.
+//
+// Boards come from the registry of game modules (games.js) by the match's game name; every
+// board draws only the views the server sends — the connection asks for views in hello, so
+// each `events` message carries the viewer's view — and acts only with legal_actions.
 
-import { ArenaConnection } from "./protocol.js";
+import { ArenaConnection, wsUrl } from "./protocol.js";
 import { h, clear, toast, formatWhen } from "./dom.js";
-import { BattleLineTable } from "./battleline.js";
-import { ChexersBoard } from "./chexers.js";
+import { gameModule } from "./games.js";
 import { ReplayView } from "./replay.js";
 import { LadderView } from "./ladder.js";
 
@@ -45,7 +48,7 @@ const CLOCKS = [
 const DEFAULT_CLOCK = 2;
 
 const app = {
-  conn: new ArenaConnection(),
+  conn: new ArenaConnection(wsUrl(), { views: true }),
   welcome: null,
   games: [],
   matches: new Map(),     // match_id -> {start, board, root, spectating}
@@ -154,6 +157,7 @@ function gameTitle(name) {
 function newBoard(msg, spectating) {
   const root = h("div", { class: "board-root", dataset: { matchId: msg.match_id } });
   const opts = {
+    game: msg.game,
     seats: msg.seats,
     me: msg.your_seat,
     send: spectating ? null : (action, request) => {
@@ -166,7 +170,7 @@ function newBoard(msg, spectating) {
     resign: spectating ? null : () => app.conn.ask({ type: "resign", match_id: msg.match_id })
       .catch((err) => toast(err.message, "error")),
   };
-  const board = msg.game === "chexers" ? new ChexersBoard(root, opts) : new BattleLineTable(root, opts);
+  const board = new (gameModule(msg.game).Board)(root, opts);
   return { start: msg, board, root, spectating };
 }
 

@@ -1,13 +1,14 @@
-// Battle Line in the browser: cards, the public-table reducer, event text and the table.
+// Battle Line in the browser (the web client's module for the game "battleline"): cards,
+// event text and the table.
 //
-// The table is drawn from the views the server sends (match_start, request, match_end) and
-// kept current between them by applying `events` to the last view (`applyEvent`), which is
-// all a spectator ever gets. Actions are composed only from the open request's
-// `legal_actions`: a card, a flag, a table card or a deck can be clicked only when some
-// legal action uses it, and the action sent is always one of that list, verbatim.
-// Rules and shapes: engine/battleline/__init__.py and PROTOCOL.md section 11.
+// The table is drawn only from the views the server sends (match_start, request, match_end,
+// and the `view` of every `events` message: the client asks for views in hello), for a seat
+// or a spectator alike; no rule of the game is re-implemented here. Actions are composed only
+// from the open request's `legal_actions`: a card, a flag, a table card or a deck can be
+// clicked only when some legal action uses it, and the action sent is always one of that
+// list, verbatim. Shapes: engine/battleline/__init__.py and PROTOCOL.md section 11.
 
-import { h, clear, formatClock, confirmButton } from "./dom.js";
+import { h, formatClock, confirmButton } from "./dom.js";
 import { MatchTable } from "./table.js";
 
 export const COLOUR_NAMES = { r: "red", o: "orange", y: "yellow", g: "green", b: "blue", p: "purple" };
@@ -15,7 +16,6 @@ const COLOUR_ORDER = "roygbp";
 export const TACTICS = ["Alexander", "Darius", "Cavalry", "Shield", "Fog", "Mud",
                         "Scout", "Redeploy", "Deserter", "Traitor"];
 export const SEAT_NAMES = ["North", "South"];
-const NUM_FLAGS = 9;
 
 const TACTICS_INFO = {
   Alexander: { kind: "Leader", icon: "♛", text: "Wild: any colour, any value. One Leader per player." },
@@ -108,193 +108,6 @@ export function cardChip(card) {
   const colour = isTroop(card) ? `c-${card.slice(-1)}` : "tactic";
   const label = isTroop(card) ? card : (TACTICS_INFO[card]?.label || card);
   return h("span", { class: ["chip", colour], dataset: { card }, title: cardTitle(card) }, label);
-}
-
-function insertSorted(cards, card) {
-  cards.push(card);
-  cards.sort((a, b) => cardIndex(a) - cardIndex(b));
-}
-
-function removeOne(cards, card) {
-  const i = cards.indexOf(card);
-  if (i >= 0) cards.splice(i, 1);
-  return i >= 0;
-}
-
-// ---- the public-table reducer -----------------------------------------------------------
-
-/** The view before the deal (for replays): what anyone sees of an empty table. */
-export function initialView(options = {}) {
-  return {
-    seat: null, phase: "deal", to_act: null, turn_of: 0, options: { ...options },
-    flags: Array.from({ length: NUM_FLAGS }, (_, n) => ({
-      flag: n + 1, sides: [[], []], env: {}, claimed: null, complete: [] })),
-    discards: [[], []], decks: { troop: 60, tactics: 10 },
-    hands: [{ troop: 0, tactics: 0 }, { troop: 0, tactics: 0 }],
-    tactics_played: [0, 0], leaders_played: [false, false], claimable: [],
-    pending_draw: null, scout_draws_left: 0, returns_left: 0, passes: 0, outcome: null,
-  };
-}
-
-/** A view from a Battle Line *state* (a replay that starts from a custom position). */
-export function viewFromState(state) {
-  const view = initialView(state.options || {});
-  view.flags = state.flags.map((f, n) => ({ flag: n + 1, sides: [[...f.sides[0]], [...f.sides[1]]],
-                                            env: { ...f.env }, claimed: f.claimed, complete: [...(f.order || [])] }));
-  view.discards = state.discards.map((d) => [...d]);
-  const count = (deck) => state.decks[deck].length + (state.tops?.[deck]?.length || 0);
-  view.decks = { troop: count("troop"), tactics: count("tactics") };
-  view.hands = state.hands.map((hand) => ({ troop: hand.filter(isTroop).length,
-                                            tactics: hand.filter((c) => !isTroop(c)).length }));
-  view.hands_cards = state.hands.map((hand) => [...hand]);
-  view.tactics_played = [...state.tactics_played];
-  view.leaders_played = [...(state.leaders || [false, false])];
-  view.phase = state.phase;
-  view.to_act = ["deal", "chance", "over"].includes(state.phase) ? null : state.seat;
-  view.turn_of = state.seat;
-  view.outcome = state.outcome;
-  return view;
-}
-
-export function cloneView(view) {
-  return JSON.parse(JSON.stringify(view));
-}
-
-/**
- * Apply one event (as rendered for the viewer) to `view`, in place. `me` is the viewer's seat
- * (null: a spectator). Only the viewer's own cards carry a `card` on deal/draw/return
- * events; a replay of a finished match may also fill in `hands_cards` (both hands).
- */
-export function applyEvent(view, ev, me = null) {
-  const seat = ev.seat;
-  const other = 1 - seat;
-  const ownHand = view.hand && seat === me ? view.hand : null;
-  const fullHand = view.hands_cards && seat !== undefined ? view.hands_cards[seat] : null;
-  switch (ev.type) {
-    case "deal": {
-      view.hands[seat].troop += 1;
-      view.decks.troop -= 1;
-      if (ev.card && ownHand) insertSorted(ownHand, ev.card);
-      if (ev.card && fullHand) insertSorted(fullHand, ev.card);
-      if (view.hands[0].troop + view.hands[1].troop >= 14 && view.phase === "deal") {
-        view.phase = "play";
-        view.to_act = 0;
-        view.turn_of = 0;
-      }
-      break;
-    }
-    case "draw": {
-      view.hands[seat][ev.deck] += 1;
-      view.decks[ev.deck] -= 1;
-      if (ev.card && ownHand) insertSorted(ownHand, ev.card);
-      if (ev.card && fullHand) insertSorted(fullHand, ev.card);
-      if (view.known_tops && seat === me && view.known_tops[ev.deck]?.length) {
-        view.known_tops[ev.deck].shift();
-      }
-      if (view.scout_draws_left > 0) {
-        view.scout_draws_left -= 1;
-        if (view.scout_draws_left === 0) {
-          view.phase = "return";
-          view.returns_left = Math.min(2, view.hands[seat].troop + view.hands[seat].tactics);
-        }
-        view.to_act = seat;
-      } else {
-        view.phase = "play";
-        view.to_act = other;
-        view.turn_of = other;
-      }
-      break;
-    }
-    case "return": {
-      view.hands[seat][ev.deck] -= 1;
-      view.decks[ev.deck] += 1;
-      if (ev.card && ownHand) removeOne(ownHand, ev.card);
-      if (ev.card && fullHand) removeOne(fullHand, ev.card);
-      if (view.known_tops && seat === me && ev.card) view.known_tops[ev.deck].unshift(ev.card);
-      view.returns_left = Math.max(0, (view.returns_left || 1) - 1);
-      if (view.returns_left === 0) {
-        view.phase = "play";
-        view.to_act = other;
-        view.turn_of = other;
-      }
-      break;
-    }
-    case "play": {
-      const card = ev.card;
-      view.hands[seat][deckOf(card)] = Math.max(0, view.hands[seat][deckOf(card)] - 1);
-      if (ownHand) removeOne(ownHand, card);
-      if (fullHand) removeOne(fullHand, card);
-      if (view.opponent_known && seat !== me) removeOne(view.opponent_known, card);
-      view.passes = 0;
-      view.to_act = seat;
-      view.turn_of = seat;
-      view.phase = "draw";
-      if (!isTroop(card)) {
-        view.tactics_played[seat] += 1;
-        if (card === "Alexander" || card === "Darius") view.leaders_played[seat] = true;
-      }
-      const kind = cardKind(card);
-      if (kind === "slot") {
-        view.flags[ev.flag - 1].sides[seat].push(card);
-      } else if (kind === "env") {
-        view.flags[ev.flag - 1].env[card] = seat;
-      } else {
-        view.discards[seat].push(card);
-        if (card === "Scout") {
-          view.scout_draws_left = 3;
-        } else if (card === "Redeploy") {
-          const src = view.flags[ev.from_flag - 1];
-          if (ev.target in src.env) delete src.env[ev.target];
-          else removeOne(src.sides[seat], ev.target);
-          if (ev.to_flag === null || ev.to_flag === undefined) {
-            view.discards[seat].push(ev.target);
-          } else {
-            const dst = view.flags[ev.to_flag - 1];
-            if (cardKind(ev.target) === "env") dst.env[ev.target] = seat;
-            else dst.sides[seat].push(ev.target);
-          }
-        } else if (card === "Deserter") {
-          const f = view.flags[ev.flag - 1];
-          if (ev.target in f.env) delete f.env[ev.target];
-          else removeOne(f.sides[other], ev.target);
-          view.discards[other].push(ev.target);
-        } else if (card === "Traitor") {
-          removeOne(view.flags[ev.from_flag - 1].sides[other], ev.target);
-          view.flags[ev.to_flag - 1].sides[seat].push(ev.target);
-        }
-      }
-      updateComplete(view);
-      break;
-    }
-    case "claim":
-      view.flags[ev.flag - 1].claimed = seat;
-      view.claimable = (view.claimable || []).filter((f) => f !== ev.flag);
-      break;
-    case "pass":
-      view.passes = (view.passes || 0) + 1;
-      view.to_act = other;
-      view.turn_of = other;
-      view.phase = "play";
-      break;
-    case "game_over":
-      view.outcome = { ranks: ev.ranks, reason: ev.reason, scores: ev.scores };
-      view.phase = "over";
-      view.to_act = null;
-      break;
-    default:
-      break; // server events (timeout, resigned, …) change no card
-  }
-  return view;
-}
-
-/** Which sides are complete (3 cards, 4 under Mud), keeping the order sides completed in. */
-function updateComplete(view) {
-  for (const f of view.flags) {
-    const size = "Mud" in f.env ? 4 : 3;
-    const done = [0, 1].filter((p) => f.sides[p].length >= size);
-    f.complete = [...(f.complete || []).filter((p) => done.includes(p)),
-                  ...done.filter((p) => !(f.complete || []).includes(p))];
-  }
 }
 
 // ---- event text ------------------------------------------------------------------------------
@@ -413,17 +226,13 @@ function playLine(ev, who) {
  *   me          your seat, or null for a spectator / replay
  *   send(a)     answer the open request with action a (players only)
  *   resign()    resign (players only)
- *   replay      true: no actions, both hands face up if the view has `hands_cards`
+ *   replay      true: no actions; both hands face up when the replay has every seat's view
  */
 export class BattleLineTable extends MatchTable {
   constructor(root, opts) {
-    super(root, opts, "bl-root");
+    super(root, { game: "battleline", ...opts }, "bl-root");
     this._keys = (e) => { if (e.key === "Escape") this.cancel(); };
     document.addEventListener("keydown", this._keys);
-  }
-
-  copyView(view) {
-    return cloneView(view);
   }
 
   clearSelection() {
@@ -438,55 +247,11 @@ export class BattleLineTable extends MatchTable {
     return this.me === null ? 1 : this.me;
   }
 
-  // ---- feeding it messages ---------------------------------------------------------------
-
-  onEvents(msg) {
-    if (msg.seq <= this.seq) return; // already reflected in the view (after a resume)
-    this.seq = msg.seq;
-    for (const ev of msg.events) applyEvent(this.view, ev, this.me);
-    this.addLog(eventLines(msg.events, this.seats, this.me));
-    if (msg.clocks_ms) this.setClocks(msg.clocks_ms);
-    this.render();
-  }
-
-  onEnd(msg) {
-    this.over = msg;
-    this.status = "over";
-    this.request = null;
-    if (msg.view) this.view = cloneView(msg.view);
-    if (!this.view.outcome && msg.outcome) this.view.outcome = msg.outcome;
-    this.render();
-  }
-
-  onError(msg) {
-    // The request stays open after an illegal or malformed action: let the player retry.
-    if (this._sent && msg.request_id === this._sent.request_id) {
-      this.request = this._sent;
-      this._sent = null;
-      this.sel = {};
-      this.render();
-    }
-  }
-
-  addLog(lines) {
-    for (const line of lines) this.log.push(line);
-    if (this.log.length > 400) this.log.splice(0, this.log.length - 400);
+  eventLines(events) {
+    return eventLines(events, this.seats, this.me);
   }
 
   // ---- composing an action ----------------------------------------------------------------
-
-  get legal() {
-    return this.request && !this.over ? this.request.legal_actions : [];
-  }
-
-  submit(action) {
-    if (!this.request || !this.sendAction) return;
-    this._sent = this.request;
-    this.request = null;
-    this.sel = {};
-    this.sendAction(action, this._sent);
-    this.render();
-  }
 
   cancel() {
     if (Object.keys(this.sel).length) {
@@ -556,16 +321,9 @@ export class BattleLineTable extends MatchTable {
     const view = this.view;
     if (!view) return;
     const focus = document.activeElement?.dataset?.focusKey;
-    clear(root);
-    const legal = this.legal;
-    root.dataset.game = "battleline";
-    root.dataset.seq = String(this.seq);
+    this.resetRoot(this.over || view.phase === "over");
     root.dataset.phase = view.phase;
-    if (this.request) root.dataset.request = this.request.request_id;
-    else delete root.dataset.request;
-    if (this.over || view.phase === "over") root.dataset.over = "1";
-    else delete root.dataset.over;
-    root.dataset.viewer = this.me === null ? "spectator" : `seat-${this.me}`;
+    const legal = this.legal;
 
     const bottom = this.bottomSeat;
     const top = 1 - bottom;
@@ -591,8 +349,8 @@ export class BattleLineTable extends MatchTable {
     const hand = view.hands[seat];
     const acting = view.to_act === seat && !this.over && view.phase !== "over";
     let cards;
-    if (this.replay && view.hands_cards) {
-      cards = view.hands_cards[seat].map((c) => cardFace(c, { size: "xs", zone: "replay-hand", dataset: { seat } }));
+    if (this.replay && this.seatViews) {
+      cards = this.seatViews[seat].hand.map((c) => cardFace(c, { size: "xs", zone: "replay-hand", dataset: { seat } }));
     } else if (seat === this.me) {
       cards = [h("span", { class: "hand-count" }, `${hand.troop + hand.tactics} cards in hand`)];
     } else {
@@ -627,13 +385,6 @@ export class BattleLineTable extends MatchTable {
       ms -= performance.now() - this.clockAt;
     }
     return formatClock(ms);
-  }
-
-  /** Refresh only the clock texts (called a few times a second). */
-  tick() {
-    for (const el of this.root.querySelectorAll("[data-clock]")) {
-      el.textContent = this.clockText(Number(el.dataset.clock));
-    }
   }
 
   renderBoard(top, bottom, legal) {
@@ -828,11 +579,9 @@ export class BattleLineTable extends MatchTable {
 
   renderBanner() {
     const outcome = this.over?.outcome || this.view.outcome;
-    const mine = this.me !== null && outcome ? outcome.ranks[this.me] : null;
-    const draw = outcome ? outcome.ranks.every((r) => r === outcome.ranks[0]) : true;
-    const tone = mine === null || draw ? "banner-neutral" : mine === 0 ? "banner-win" : "banner-loss";
-    return h("div", { class: ["banner", tone],
-                      dataset: { outcome: outcome?.reason || "" } },
-      h("strong", {}, outcomeText(outcome, this.seats, this.me)));
+    return this.banner(outcome, outcomeText(outcome, this.seats, this.me));
   }
 }
+
+/** The web client's registry entry (games.js): this game's board. */
+export const Board = BattleLineTable;

@@ -1,11 +1,13 @@
-// Chexers in the browser: a hex board in SVG with three colours and exit counters.
+// Chexers in the browser (the web client's module for the game "chexers"): a hex board in SVG
+// with three colours and exit counters.
 //
 // Perfect information: every viewer's view is the same (`pieces` by colour, `exits`, `turn`,
-// `to_move_seat`). Between views, each `action` event is applied to the last one. Actions are
-// composed from the open request's `legal_actions` only: click one of your pieces that has a
-// legal action, then a highlighted hex (or the exit arrow). Shapes: engine/chexers/__init__.py.
+// `to_move_seat`); the board draws only the views the server sends (every `events` message
+// carries one). Actions are composed from the open request's `legal_actions` only: click one
+// of your pieces that has a legal action, then a highlighted hex (or the exit arrow).
+// Shapes: engine/chexers/__init__.py.
 
-import { h, s, clear, formatClock, confirmButton } from "./dom.js";
+import { h, s, formatClock, confirmButton } from "./dom.js";
 import { MatchTable } from "./table.js";
 
 export const COLOURS = ["red", "green", "blue"];
@@ -43,59 +45,6 @@ function hexPoints([x, y], radius = R) {
     points.push(`${(x + radius * Math.cos(angle)).toFixed(1)},${(y + radius * Math.sin(angle)).toFixed(1)}`);
   }
   return points.join(" ");
-}
-
-export function cloneView(view) {
-  return JSON.parse(JSON.stringify(view));
-}
-
-/** The view of a Chexers *state* (a replay that starts from a custom position). */
-export function viewFromState(state) {
-  const byLetter = { r: "red", g: "green", b: "blue" };
-  const pieces = {};
-  const exits = {};
-  for (const [letter, colour] of Object.entries(byLetter)) {
-    pieces[colour] = (state.pieces[letter] || []).map((p) => [...p]);
-    exits[colour] = state.exits[letter] || 0;
-  }
-  return { pieces, exits, turn: state.turns, to_move: COLOURS[state.turns % 3],
-           to_move_seat: state.turns % 3 };
-}
-
-export function initialView() {
-  return {
-    pieces: { red: [[-3, 0], [-3, 1], [-3, 2], [-3, 3]], green: [[0, -3], [1, -3], [2, -3], [3, -3]],
-              blue: [[0, 3], [1, 2], [2, 1], [3, 0]] },
-    exits: { red: 0, green: 0, blue: 0 }, turn: 0, to_move: "red", to_move_seat: 0,
-  };
-}
-
-function removeHex(list, hex) {
-  const i = list.findIndex((p) => p[0] === hex[0] && p[1] === hex[1]);
-  if (i >= 0) list.splice(i, 1);
-}
-
-/** Apply one event to `view`, in place. */
-export function applyEvent(view, ev) {
-  if (ev.type !== "action") return view;
-  const colour = COLOURS[ev.seat];
-  const action = ev.action;
-  const mine = view.pieces[colour];
-  if (action.type === "MOVE" || action.type === "JUMP") {
-    removeHex(mine, action.from);
-    mine.push([...action.to]);
-    if (ev.converted) {
-      removeHex(view.pieces[COLOURS[ev.converted_from]], ev.converted);
-      mine.push([...ev.converted]);
-    }
-  } else if (action.type === "EXIT") {
-    removeHex(mine, action.from);
-    view.exits[colour] += 1;
-  }
-  view.turn = ev.turn + 1;
-  view.to_move_seat = view.turn % 3;
-  view.to_move = COLOURS[view.to_move_seat];
-  return view;
 }
 
 export function seatLabel(seat, seats, me) {
@@ -140,56 +89,32 @@ export function eventLines(events, seats, me) {
 /** One Chexers match on screen; options as for BattleLineTable. */
 export class ChexersBoard extends MatchTable {
   constructor(root, opts) {
-    super(root, opts, "cx-root");
+    super(root, { game: "chexers", ...opts }, "cx-root");
     this.last = null;  // the last action, to mark on the board
-  }
-
-  copyView(view) {
-    return cloneView(view);
   }
 
   clearSelection() {
     this.sel = null;   // the hex of the selected piece
   }
 
-  onEvents(msg) {
-    if (msg.seq <= this.seq) return;
-    this.seq = msg.seq;
-    for (const ev of msg.events) {
-      applyEvent(this.view, ev);
-      if (ev.type === "action") this.last = ev;
-    }
-    this.log.push(...eventLines(msg.events, this.seats, this.me));
-    if (msg.clocks_ms) this.setClocks(msg.clocks_ms);
-    this.render();
+  eventLines(events) {
+    return eventLines(events, this.seats, this.me);
   }
 
-  onEnd(msg) {
-    this.over = msg;
-    this.request = null;
-    if (msg.view) this.view = cloneView(msg.view);
-    this.render();
+  noteEvents(events) {
+    super.noteEvents(events);
+    this.markLast(events);
   }
 
-  onError(msg) {
-    if (this._sent && msg.request_id === this._sent.request_id) {
-      this.request = this._sent;
-      this._sent = null;
-      this.render();
-    }
+  showStep(step) {
+    this.last = null;
+    this.markLast(step.events || []);
+    super.showStep(step);
   }
 
-  get legal() {
-    return this.request && !this.over ? this.request.legal_actions : [];
-  }
-
-  submit(action) {
-    if (!this.request || !this.sendAction || !action) return;
-    this._sent = this.request;
-    this.request = null;
-    this.sel = null;
-    this.sendAction(action, this._sent);
-    this.render();
+  /** Remember the step's action to mark its hexes on the board. */
+  markLast(events) {
+    for (const ev of events) if (ev.type === "action") this.last = ev;
   }
 
   pickPiece(hex) {
@@ -211,30 +136,13 @@ export class ChexersBoard extends MatchTable {
     return formatClock(ms);
   }
 
-  tick() {
-    for (const el of this.root.querySelectorAll("[data-clock]")) {
-      el.textContent = this.clockText(Number(el.dataset.clock));
-    }
-  }
-
   render() {
     const view = this.view;
     if (!view) return;
-    const root = clear(this.root);
-    root.dataset.game = "chexers";
-    root.dataset.seq = String(this.seq);
-    if (this.request) root.dataset.request = this.request.request_id;
-    else delete root.dataset.request;
-    if (this.over) root.dataset.over = "1";
-    else delete root.dataset.over;
-    root.dataset.viewer = this.me === null ? "spectator" : `seat-${this.me}`;
+    const root = this.resetRoot();
     const outcome = this.over?.outcome;
-    const mine = this.me !== null && outcome ? outcome.ranks[this.me] : null;
-    const tone = mine === null || outcome.ranks.every((r) => r === 0) ? "banner-neutral"
-      : mine === 0 ? "banner-win" : "banner-loss";
     root.appendChild(h("div", { class: "cx-main" }, this.renderBoard(),
-                       outcome ? h("div", { class: ["banner", tone], dataset: { outcome: outcome.reason || "" } },
-                                   h("strong", {}, outcomeText(outcome, this.seats, this.me))) : null,
+                       outcome ? this.banner(outcome, outcomeText(outcome, this.seats, this.me)) : null,
                        this.me !== null ? this.renderPrompt() : null));
     root.appendChild(h("aside", { class: "cx-panel" }, this.renderPlayers(), this.renderLog()));
   }
@@ -353,3 +261,6 @@ export class ChexersBoard extends MatchTable {
       h("ol", { class: "log-list", reversed: true }, this.log.map((line) => h("li", {}, line)).reverse()));
   }
 }
+
+/** The web client's registry entry (games.js): this game's board. */
+export const Board = ChexersBoard;

@@ -4,7 +4,8 @@
 // the server then speaks JSON). Nothing here knows any game: messages go in and out as the
 // spec writes them.
 //
-//   const conn = new ArenaConnection();
+//   const conn = new ArenaConnection(wsUrl(), {views: true}); // views: every `events` message
+//                                                             // carries the viewer's view
 //   conn.on("request", (msg) => …);            // any server message type, or "*" for all
 //   const welcome = await conn.open({name: "zoe"});   // or {token} / {resume}
 //   const games = await conn.ask({type: "list_games"}); // resolves with the reply (ref)
@@ -32,8 +33,9 @@ export function wsUrl(loc = window.location) {
 }
 
 export class ArenaConnection {
-  constructor(url = wsUrl()) {
+  constructor(url = wsUrl(), { views = false } = {}) {
     this.url = url;
+    this.views = views;         // ask for views in hello (section 4, hello)
     this.ws = null;
     this.status = "closed";
     this.welcome = null;
@@ -65,6 +67,10 @@ export class ArenaConnection {
     }
   }
 
+  _views() {
+    return this.views ? { views: true } : {};
+  }
+
   _setStatus(status) {
     this.status = status;
     this._emit("status", status);
@@ -89,7 +95,7 @@ export class ArenaConnection {
       if (old && old.readyState <= WebSocket.OPEN) old.close(1000, "replaced");
       let greeted = false;
       ws.onopen = () => {
-        this.ask({ type: "hello", protocol: PROTOCOL_VERSION, client: CLIENT_NAME, ...identity })
+        this.ask({ type: "hello", protocol: PROTOCOL_VERSION, client: CLIENT_NAME, ...this._views(), ...identity })
           .then((welcome) => {
             greeted = true;
             this._attempt = 0;
@@ -103,7 +109,7 @@ export class ArenaConnection {
             if (identity.resume && this._hello) {
               // The server forgot the session: start a new one as the same identity.
               this.ask({ type: "hello", protocol: PROTOCOL_VERSION, client: CLIENT_NAME,
-                         ...this._hello })
+                         ...this._views(), ...this._hello })
                 .then((welcome) => {
                   greeted = true;
                   this.welcome = welcome;

@@ -1,15 +1,14 @@
-// The replay viewer: a finished match, stepped forward and back.
+// The replay viewer: a match, stepped forward and back.
 //
-// `get_replay` of a finished match gives each step's public events plus the actions applied
-// (chance outcomes included), so every position can be rebuilt here with the same reducers
-// the live table uses. Because the match is over, its log is public: the Battle Line viewer
-// shows both hands too (deal and draw cards come from the chance actions, a card drawn from
-// a Scout-returned stack from the return that put it there). A live match has no log yet:
-// the viewer sends you to watch it instead.
+// The client asks for views in hello, so `get_replay` gives each step's public events and the
+// spectator's view after it (`start_view` before the first), and for a finished match of a
+// game with hidden information every seat's view too (its log is public once it is over: the
+// Battle Line viewer shows both hands). Each position is drawn from those views by the game's
+// own board (games.js); nothing is recomputed here. A live match is watched, not replayed:
+// the viewer sends you there.
 
 import { h, clear } from "./dom.js";
-import * as bl from "./battleline.js";
-import * as cx from "./chexers.js";
+import { gameModule } from "./games.js";
 
 export class ReplayView {
   constructor(root, conn, matchId, { gameTitle = (g) => g } = {}) {
@@ -55,7 +54,8 @@ export class ReplayView {
       return;
     }
     this.replay = replay;
-    this.frames = replay.game === "chexers" ? chexersFrames(replay) : battleLineFrames(replay);
+    this.game = gameModule(replay.game);
+    this.frames = replayFrames(replay, this.game);
     this.layout();
     this.go(0);
   }
@@ -63,8 +63,7 @@ export class ReplayView {
   layout() {
     const replay = this.replay;
     const boardRoot = h("div", { class: "board-root" });
-    const opts = { seats: replay.seats, me: null, replay: true };
-    this.board = replay.game === "chexers" ? new cx.ChexersBoard(boardRoot, opts) : new bl.BattleLineTable(boardRoot, opts);
+    this.board = new this.game.Board(boardRoot, { game: replay.game, seats: replay.seats, me: null, replay: true });
     this.slider = h("input", { type: "range", min: 0, max: this.frames.length - 1, value: 0, id: "replay-slider",
                                "aria-label": "step", oninput: (e) => this.go(Number(e.target.value)) });
     this.counter = h("span", { class: "step-counter", id: "replay-step" });
@@ -72,7 +71,7 @@ export class ReplayView {
     const button = (action, label, title, fn) => h("button", { type: "button", dataset: { action }, title, onclick: fn }, label);
     this.playButton = button("play", "▶ Play", "play from here", () => this.togglePlay());
     const outcome = replay.outcome;
-    const outcomeText = replay.game === "chexers" ? cx.outcomeText(outcome, replay.seats, null) : bl.outcomeText(outcome, replay.seats, null);
+    const outcomeText = this.game.outcomeText(outcome, replay.seats, null);
     clear(this.root).append(
       h("div", { class: "match-head" },
         h("h2", {}, `Replay · ${this.gameTitle(replay.game)}`),
@@ -109,15 +108,8 @@ export class ReplayView {
     const i = Math.max(0, Math.min(this.frames.length - 1, index));
     this.index = i;
     const frame = this.frames[i];
-    this.board.seq = i;
-    this.board.log = frame.lines;
-    if (i === this.frames.length - 1 && this.replay.outcome) {
-      this.board.over = { outcome: this.replay.outcome };
-    } else {
-      this.board.over = null;
-    }
-    this.board.last = frame.last || null;
-    this.board.setView(frame.view);
+    const last = i === this.frames.length - 1;
+    this.board.showStep({ ...frame, outcome: last ? this.replay.outcome : null });
     this.board.root.dataset.step = String(i);
     this.slider.value = String(i);
     this.counter.textContent = `step ${i} / ${this.frames.length - 1}`;
@@ -135,61 +127,18 @@ function actorText(step, seats, seatLabel) {
   return [seatLabel(Number(who), seats, null), ": ", JSON.stringify(action)];
 }
 
-function battleLineFrames(replay) {
-  let view = replay.start ? bl.viewFromState(replay.start) : bl.initialView(replay.options);
-  view.hands_cards = view.hands_cards || [[], []];
-  const tops = { troop: [], tactics: [] };
-  const frames = [{ view: bl.cloneView(view), lines: [], caption: ["Before the deal"] }];
+/** One frame per position: the start, then after each step, with the log so far. */
+function replayFrames(replay, game) {
+  const frames = [{ seq: 0, view: replay.start_view, seatViews: replay.start_seat_views,
+                    events: [], lines: [], caption: ["Start"] }];
   let lines = [];
   for (const step of replay.steps) {
-    view = bl.cloneView(view);
-    let chance = step.actions?.chance;
-    const events = step.events.map((ev) => {
-      const full = { ...ev };
-      if (ev.type === "deal" || ev.type === "draw") {
-        if (chance !== undefined) {
-          full.card = chance;
-          chance = undefined;
-        } else if (ev.type === "draw") {
-          full.card = tops[ev.deck].pop();
-        }
-      } else if (ev.type === "return") {
-        full.card = step.actions?.[String(ev.seat)]?.card;
-        tops[ev.deck].push(full.card);
-      }
-      return full;
-    });
-    for (const ev of events) bl.applyEvent(view, ev, null);
-    lines = lines.concat(bl.eventLines(events, replay.seats, null));
-    const caption = stepCaption(step, events, replay.seats, bl.seatLabel);
-    frames.push({ view: bl.cloneView(view), lines, caption });
+    const stepLines = game.eventLines(step.events, replay.seats, null);
+    lines = lines.concat(stepLines);
+    const caption = stepLines.length ? [`Step ${step.seq}: `, ...stepLines[stepLines.length - 1]]
+      : [`Step ${step.seq}: `, ...actorText(step, replay.seats, game.seatLabel)];
+    frames.push({ seq: step.seq, view: step.view, seatViews: step.seat_views, events: step.events,
+                  lines, caption });
   }
   return frames;
 }
-
-function chexersFrames(replay) {
-  let view = replay.start ? cx.viewFromState(replay.start) : cx.initialView();
-  const frames = [{ view: cx.cloneView(view), lines: [], caption: ["Start"] }];
-  let lines = [];
-  for (const step of replay.steps) {
-    view = cx.cloneView(view);
-    let last = null;
-    for (const ev of step.events) {
-      cx.applyEvent(view, ev);
-      if (ev.type === "action") last = ev;
-    }
-    lines = lines.concat(cx.eventLines(step.events, replay.seats, null));
-    frames.push({ view: cx.cloneView(view), lines, last,
-                  caption: stepCaption(step, step.events, replay.seats, cx.seatLabel, cx.eventLines) });
-  }
-  // The final position's to-move is meaningless once the match is over.
-  frames[frames.length - 1].view.to_move_seat = null;
-  return frames;
-}
-
-function stepCaption(step, events, seats, seatLabel, lineFn = bl.eventLines) {
-  const lines = lineFn(events, seats, null);
-  if (lines.length) return [`Step ${step.seq}: `, ...lines[lines.length - 1]];
-  return [`Step ${step.seq}: `, ...actorText(step, seats, seatLabel)];
-}
-

@@ -1,17 +1,28 @@
-// What every game's table in the browser shares: its options, and how it is fed the
-// protocol's messages (match_start, request, events' clocks). A game's table extends
-// MatchTable and supplies copyView (its own view copy), clearSelection and render.
+// What every game's board in the browser shares: its options, and how it is fed the
+// protocol's messages. A board draws ONLY from the views the server sends (match_start,
+// request, match_end, and the `view` every `events` message carries because the client asks
+// for views in hello) and acts ONLY with the open request's `legal_actions`: no game rule
+// and no event reducer lives in the browser.
+//
+// A game's board extends MatchTable and supplies copyView (its own view copy),
+// clearSelection, eventLines(events) (log text) and render. Replays feed it positions with
+// showStep.
+
+import { h, clear } from "./dom.js";
 
 export class MatchTable {
   constructor(root, opts, rootClass) {
     this.root = root;
+    this.game = opts.game || null;
     this.seats = opts.seats || [];
     this.me = opts.me ?? null;
     this.sendAction = opts.send || null;
     this.resign = opts.resign || null;
     this.replay = Boolean(opts.replay);
     this.view = null;
+    this.seatViews = null;   // replays of finished matches: every seat's view (public by then)
     this.request = null;     // the open request, until answered
+    this._sent = null;       // the request just answered, until the server says how it went
     this.log = [];
     this.clocks = null;
     this.clockAt = 0;
@@ -24,8 +35,20 @@ export class MatchTable {
 
   destroy() {}
 
+  copyView(view) {
+    return JSON.parse(JSON.stringify(view));
+  }
+
+  clearSelection() {}
+
+  /** Log lines (arrays of strings and nodes) for one step's events. */
+  eventLines(events) {
+    return events.map((ev) => [ev.type]);
+  }
+
   start(msg) {
     this.seats = msg.seats;
+    this.game = msg.game ?? this.game;
     this.view = this.copyView(msg.view);
     this.seq = msg.seq || 0;
     this.status = msg.status;
@@ -52,5 +75,97 @@ export class MatchTable {
       this.clockAt = performance.now();
     }
     this.render();
+  }
+
+  /** An `events` message: the view it carries replaces ours; its events go to the log. */
+  onEvents(msg) {
+    if (msg.seq <= this.seq) return; // already reflected in the view (after a resume)
+    this.seq = msg.seq;
+    if (msg.view) this.view = this.copyView(msg.view);
+    this.noteEvents(msg.events);
+    if (msg.clocks_ms) this.setClocks(msg.clocks_ms);
+    this.render();
+  }
+
+  /** What a board keeps of a step's events besides its view (the log; a last-move mark). */
+  noteEvents(events) {
+    this.addLog(this.eventLines(events));
+  }
+
+  addLog(lines) {
+    for (const line of lines) this.log.push(line);
+    if (this.log.length > 400) this.log.splice(0, this.log.length - 400);
+  }
+
+  onEnd(msg) {
+    this.over = msg;
+    this.status = "over";
+    this.request = null;
+    if (msg.view) this.view = this.copyView(msg.view);
+    this.render();
+  }
+
+  onError(msg) {
+    // The request stays open after an illegal or malformed action: let the player retry.
+    if (this._sent && msg.request_id === this._sent.request_id) {
+      this.request = this._sent;
+      this._sent = null;
+      this.clearSelection();
+      this.render();
+    }
+  }
+
+  /** The open request's legal actions (none while waiting, or once over). */
+  get legal() {
+    return this.request && !this.over ? this.request.legal_actions : [];
+  }
+
+  /** Answer the open request with `action` (always one of its legal_actions). */
+  submit(action) {
+    if (!this.request || !this.sendAction || !action) return;
+    this._sent = this.request;
+    this.request = null;
+    this.clearSelection();
+    this.sendAction(action, this._sent);
+    this.render();
+  }
+
+  /** Clear the root and mark it with what tests and styles read: the game, the seq drawn,
+   *  the open request, whether it is over, and who is looking. */
+  resetRoot(over = Boolean(this.over)) {
+    const root = clear(this.root);
+    root.dataset.game = this.game || "";
+    root.dataset.seq = String(this.seq);
+    if (this.request) root.dataset.request = this.request.request_id;
+    else delete root.dataset.request;
+    if (over) root.dataset.over = "1";
+    else delete root.dataset.over;
+    root.dataset.viewer = this.me === null ? "spectator" : `seat-${this.me}`;
+    return root;
+  }
+
+  /** The outcome banner, toned for this viewer (won, lost, or neutral: a draw, a spectator). */
+  banner(outcome, text) {
+    const mine = this.me !== null && outcome ? outcome.ranks[this.me] : null;
+    const draw = outcome ? outcome.ranks.every((r) => r === outcome.ranks[0]) : true;
+    const tone = mine === null || draw ? "banner-neutral" : mine === 0 ? "banner-win" : "banner-loss";
+    return h("div", { class: ["banner", tone], dataset: { outcome: outcome?.reason || "" } },
+      h("strong", {}, text));
+  }
+
+  /** Refresh only the clock texts (called a few times a second); boards give clockText. */
+  tick() {
+    for (const el of this.root.querySelectorAll("[data-clock]")) {
+      el.textContent = this.clockText(Number(el.dataset.clock));
+    }
+  }
+
+  /** A replay position: `step` = {view, seatViews, lines, events, outcome, seq}. */
+  showStep(step) {
+    this.seq = step.seq;
+    this.log = step.lines;
+    this.over = step.outcome ? { outcome: step.outcome } : null;
+    this.seatViews = step.seatViews || null;
+    this.setView(step.view);
   }
 }

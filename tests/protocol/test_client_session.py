@@ -58,6 +58,16 @@ def test_hello_then_resume_after_a_lost_connection() -> None:
     assert hello == {**session_hello, "resume": "sess-1"}
 
 
+def test_a_session_that_wants_views_asks_in_every_hello() -> None:
+    session = ClientSession(name="zoe", views=True)
+    assert session.hello()["views"] is True
+    receive(session, WELCOME)
+    session.connection_lost()
+    assert session.hello() == {"type": "hello", "protocol": 1, "client": session.client,
+                               "name": "zoe", "views": True, "resume": "sess-1"}
+    assert "views" not in ClientSession(name="bot").hello()  # off unless asked
+
+
 def test_msgpack_session_sends_binary_frames() -> None:
     session = ClientSession("msgpack", name="zoe")
     session.hello()

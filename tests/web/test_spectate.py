@@ -4,9 +4,10 @@ Both what the page received (every websocket frame) and what it shows (the DOM: 
 attributes and visible text) are checked against the server's full state of the match,
 read *after* the page was sampled: a card hidden then was hidden at every earlier moment
 (cards only ever go from the decks into hands and from hands onto the table, and Scout puts
-hand cards back on the decks), so nothing the page had may be among them. The page's table
-must also equal the server's public table (its event reducer is right), and a spectator can
-act on nothing.
+hand cards back on the decks), so nothing the page had may be among them. The page asks for
+views in hello, so every ``events`` message it gets carries the spectator's view, and those
+views are checked like everything else it received. The page's table must also equal the
+server's public table (it draws the views it is sent), and a spectator can act on nothing.
 """
 
 from __future__ import annotations
@@ -147,6 +148,12 @@ def watch_and_check(arena: WebArena, page: Any, match_id: str, artifacts: Path) 
     hidden = hidden_cards(state)
     assert hidden, "nothing hidden left to leak: the check would prove nothing"
 
+    # The page asked for views, and every events message it got carries the public view.
+    assert [m.get("views") for m in frames.sent_of("hello")] == [True], frames.sent_of("hello")
+    assert frames.received_of("welcome")[0]["views"] is True
+    watched = [m for m in received if m.get("type") == "events" and m["match_id"] == match_id]
+    assert len(watched) >= 6 and all("view" in m for m in watched), watched
+    assert all(m["view"]["hands"] and "hand" not in m["view"] for m in watched)
     # What the page was sent.
     for message in received:
         keys: set[str] = set()

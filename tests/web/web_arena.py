@@ -90,12 +90,20 @@ class WebArena:
                       mode="ladder", max_matches=1, ladder_bot=f"rnd{n + 1}",
                       ladder_version=str(n + 1))
 
-    def _bot(self, account: str, bot: Any, url: str, **kwargs: Any) -> None:
+    def _bot(self, account: str, bot: Any, url: str, **kwargs: Any) -> BotRunner:
         assert self.store is not None
         token = self.store.create_account(account, "bot")
         runner = BotRunner(bot, url, token=token, reconnect=FAST_RECONNECT, **kwargs)
         self.runners.append(runner)
         self._runs.append(asyncio.ensure_future(runner.run()))
+        return runner
+
+    def add_bot(self, account: str, bot: Any, **kwargs: Any) -> BotRunner:
+        """Start one more bot client (a new ``account``) on the server's loop; it stops with
+        the arena, or earlier with ``runner.stop()`` (thread-safe through :meth:`on_loop`)."""
+        assert self.server is not None
+        url = self.server.ws_url
+        return self.on_loop(lambda: self._bot(account, bot, url, **kwargs))
 
     def stop(self) -> None:
         try:
@@ -150,6 +158,13 @@ class WebArena:
         assert self.server is not None
         server = self.server
         return self.on_loop(lambda: server.match_summaries(game))
+
+    def autoplay_offered(self, game: str) -> bool:
+        """Whether a connected bot offers autoplay for ``game`` (``play_bot`` can seat it)."""
+        assert self.server is not None
+        server = self.server
+        return self.on_loop(lambda: any(s.free_autoplay_slots(game) > 0
+                                        for s in server.sessions.all()))
 
     def rated_matches(self) -> int:
         assert self.server is not None

@@ -78,6 +78,8 @@ export class ArenaClient extends EventEmitter {
    * @param {string} [options.token]  an account's bearer token (none: a guest)
    * @param {string} [options.name]   a guest's display name
    * @param {string} [options.client] software name/version sent in hello
+   * @param {boolean} [options.views] ask for views: every `events` message then carries the
+   *   viewer's view after those events (default false: a bot reading requests needs none)
    * @param {object} [options.reconnect] {enabled, initialDelayMs, maxDelayMs, maxAttempts}
    * @param {number} [options.connectAttempts] attempts to reach the server at first connect
    *   (default: reconnect.maxAttempts; a refused hello is never retried)
@@ -89,6 +91,7 @@ export class ArenaClient extends EventEmitter {
     this.token = options.token ?? null;
     this.name = options.name ?? null;
     this.clientName = options.client ?? CLIENT_NAME;
+    this.views = Boolean(options.views);
     this.reconnectPolicy = { ...DEFAULT_RECONNECT, ...(options.reconnect ?? {}) };
     this.connectAttempts = options.connectAttempts ?? this.reconnectPolicy.maxAttempts;
     this.openTimeoutMs = options.openTimeoutMs ?? 10000;
@@ -173,6 +176,7 @@ export class ArenaClient extends EventEmitter {
         if (this.token) hello.token = this.token;
         if (this.name && !this.token) hello.name = this.name;
         if (withResume && this.session) hello.resume = this.session;
+        if (this.views) hello.views = true;
         ws.send(JSON.stringify(hello));
       };
       ws.on('error', (error) => fail(error));

@@ -66,6 +66,26 @@ test('requests resolve with the reply carrying their id; errors reject typed', a
   }
 });
 
+test('a client that asks for views gets its view with every events message', async () => {
+  const client = await connected({ token: arena.tokens.bob, views: true });
+  const inbox = client.inbox();
+  try {
+    assert.equal(client.welcome.views, true);
+    const start = await client.playBot('battleline', { bot: 'house', seat: 0 });
+    const request = await inbox.next((m) => m.type === 'request' && m.match_id === start.match_id);
+    client.act(request, request.legal_actions[0]);
+    const played = await inbox.next((m) => m.type === 'events' && m.match_id === start.match_id
+      && m.events.some((e) => e.type === 'play'));
+    assert.equal(played.view.seat, 0);                    // seat 0's own view, its hand in it
+    assert.ok(Array.isArray(played.view.hand));
+    client.resign(start.match_id);
+    await inbox.next((m) => m.type === 'match_end' && m.match_id === start.match_id);
+  } finally {
+    inbox.stop();
+    client.close();
+  }
+});
+
 test('a request is answered once: a second answer is stale, a wrong id is refused', async () => {
   const client = await connected({ token: arena.tokens.alice });
   const inbox = client.inbox();

@@ -46,7 +46,7 @@ def request_for(game: Game, state: State, seat: int, *, match_id: str = "bench",
     """The ``request`` message the server sends ``seat`` in ``state`` (untimed)."""
     return {"type": "request", "match_id": match_id, "request_id": request_id, "seat": seat,
             "view": game.view(state, seat), "legal_actions": game.legal_actions(state, seat),
-            "clock_ms": None}
+            "clock_ms": None, "deadline_ms": None}
 
 
 class FixedOrder:

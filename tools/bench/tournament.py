@@ -7,8 +7,8 @@ Bots are duck-typed (any object with ``choose(request) -> action``, the contract
 (``tools/commands/``) take them from the registry in :mod:`bots.registry`.
 
 A match here is a :class:`~engine.match.Match` driven exactly as the server drives one: each
-seat that must act gets a request (``view``, ``legal_actions``, ``seat``, ``clock_ms=None``)
-and its answer is checked by the engine. The first ``opening_plies`` actions are drawn
+seat that must act gets a request (``view``, ``legal_actions``, ``seat``, and ``None`` for
+``clock_ms`` and ``deadline_ms``) and its answer is checked by the engine. The first ``opening_plies`` actions are drawn
 uniformly with the opening's own generator (the same for every seating of a line-up), so
 deterministic bots still meet many different positions and every seating plays the same
 openings (and, with chance, the same deals: the match seed is the opening's).
@@ -104,7 +104,7 @@ def play_match(game: Game, players: Sequence[Any], *, seed: int, opening_plies: 
             else:
                 request = {"type": "request", "match_id": f"bench-{seed}",
                            "request_id": str(turns), "seat": seat, "view": match.view(seat),
-                           "legal_actions": legal, "clock_ms": None}
+                           "legal_actions": legal, "clock_ms": None, "deadline_ms": None}
                 start, cpu_start = clock(), cpu_clock()
                 action = players[seat].choose(request)
                 spent, cpu = clock() - start, cpu_clock() - cpu_start

@@ -9,9 +9,10 @@ Bots are duck-typed (any object with ``choose(request) -> action``, the contract
 A match here is a :class:`~engine.match.Match` driven exactly as the server drives one: each
 seat that must act gets a request (``view``, ``legal_actions``, ``seat``, and ``None`` for
 ``clock_ms`` and ``deadline_ms``) and its answer is checked by the engine. The first
-``opening_plies`` actions are drawn uniformly with the opening's own generator (the same for every seating of a line-up), so
-deterministic bots still meet many different positions and every seating plays the same
-openings (and, with chance, the same deals: the match seed is the opening's).
+``opening_plies`` actions are drawn uniformly with the opening's own generator (the same for
+every seating of a line-up), so deterministic bots still meet many different positions and
+every seating plays the same openings (and, with chance, the same deals: the match seed is
+the opening's).
 """
 
 from __future__ import annotations

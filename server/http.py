@@ -35,7 +35,11 @@ WEB_ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
 ``clients/`` (DESIGN.md's arrows); the two packages sit side by side in a checkout, an
 editable install and a wheel alike."""
 
-_WEB_FILE = re.compile(r"^/([a-z0-9][a-z0-9_-]*\.(js|css|html|svg|ico))$")
+_WEB_FILE = re.compile(r"^/((?:games/)?[a-z0-9][a-z0-9_-]*\.(js|css|html|svg|ico))$")
+GAME_MODULES_PATH = "/games/index.json"
+"""The names of the web client's game modules (``clients/web/games/<game>.js``), listed from
+the folder on each request: adding a game's module to the page is adding its file."""
+_GAME_MODULE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _WEB_TYPES = {"js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8",
               "html": "text/html; charset=utf-8", "svg": "image/svg+xml",
               "ico": "image/x-icon"}
@@ -94,6 +98,14 @@ def _web_file(connection: ServerConnection, name: str, kind: str, ws_url: str = 
     return response
 
 
+def game_modules() -> list[str]:
+    """The games that have a module in ``clients/web/games/`` (sorted file stems)."""
+    folder = WEB_ROOT / "games"
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("*.js") if _GAME_MODULE.match(p.stem))
+
+
 def error_body(status: HTTPStatus, message: str) -> tuple[int, dict[str, Any]]:
     """An error response of a JSON route: ``{"error": "<status in snake case>", ...}``."""
     return status.value, {"error": status.phrase.lower().replace(" ", "_"), "message": message}
@@ -136,6 +148,8 @@ async def respond(routes: Routes, connection: ServerConnection, request: Request
             return page
         response = connection.respond(200, PLACEHOLDER_PAGE.format(ws_url=ws_url))
         return _content_type(response, "text/html; charset=utf-8")
+    if path == GAME_MODULES_PATH:
+        return _json(connection, await asyncio.to_thread(game_modules))
     web = _WEB_FILE.match(path)
     if web is not None:
         asset = await asyncio.to_thread(_web_file, connection, web.group(1), web.group(2))

@@ -11,11 +11,12 @@ any bot. Modules:
   resume);
 * ``table.js`` — what every board shares: it is fed the protocol's messages and draws only
   the views they carry (every ``events`` message has one), acting only with legal actions;
-* ``games.js`` — the registry of game modules by game name; a game without a module gets
-  ``generic.js``. Adding a game to the web client is writing its module;
-* ``battleline.js`` — Battle Line cards, the table and its composer of legal actions
+* ``games.js`` — the registry of game modules by game name: it loads every module in
+  ``games/`` (the server lists them at ``/games/index.json``); a game without a module gets
+  ``generic.js``. Adding a game to the web client is adding one file, ``games/<game>.js``;
+* ``games/battleline.js`` — Battle Line cards, the table and its composer of legal actions
   (claims, tactics, Scout and the guile cards);
-* ``chexers.js`` — the Chexers hex board with exit counters;
+* ``games/chexers.js`` — the Chexers hex board with exit counters;
 * ``generic.js`` — any other game: the view as a readable tree, legal actions as buttons;
 * ``replay.js`` — stepping through a finished match, drawn from the replay's per-step views;
 * ``ladder.js`` — leaderboard and rating-history chart;

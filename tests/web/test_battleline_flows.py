@@ -1,7 +1,7 @@
 """Every guile flow of the Battle Line table, click by click, on positions from the real engine.
 
 A whole game against a bot only meets the tactics cards its deal brings. Here the table
-component (``clients/web/battleline.js``, loaded from the server) is fed the exact
+component (``clients/web/games/battleline.js``, loaded from the server) is fed the exact
 ``match_start`` and ``request`` messages the server would send for positions found by random
 playouts of the engine, and each flow is clicked through: Scout (play, three draws, two
 returns), Redeploy (to a flag, and to the discard pile), Deserter, Traitor and an environment
@@ -28,7 +28,7 @@ HARNESS = """<!doctype html>
 <html><head><meta charset="utf-8"><link rel="stylesheet" href="/style.css"></head>
 <body><main class="site-main"><div id="table" class="board-root"></div></main>
 <script type="module">
-import { BattleLineTable } from "/battleline.js";
+import { BattleLineTable } from "/games/battleline.js";
 window.sent = [];
 let table = null;
 window.feed = (start, request) => {

@@ -4,6 +4,7 @@ way, both ended by a resignation."""
 
 from __future__ import annotations
 
+import json
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -29,16 +30,27 @@ def test_the_server_serves_the_client_without_a_build_step(arena: WebArena) -> N
     assert status == 200 and headers["Content-Type"].startswith("text/html")
     assert b'<script type="module" src="app.js">' in body
     assert "connect-src 'self'" in headers["Content-Security-Policy"]
-    for name, kind in (("app.js", "text/javascript"), ("battleline.js", "text/javascript"),
-                       ("chexers.js", "text/javascript"), ("replay.js", "text/javascript"),
+    for name, kind in (("app.js", "text/javascript"), ("games/battleline.js", "text/javascript"),
+                       ("games/chexers.js", "text/javascript"), ("replay.js", "text/javascript"),
                        ("ladder.js", "text/javascript"), ("protocol.js", "text/javascript"),
                        ("dom.js", "text/javascript"), ("style.css", "text/css"),
                        ("favicon.svg", "image/svg+xml")):
         status, headers, body = get(f"{arena.http_url}/{name}")
         assert status == 200 and headers["Content-Type"].startswith(kind), name
         assert body == (Path(__file__).parents[2] / "clients" / "web" / name).read_bytes()
-    for missing in ("/nothing.js", "/__init__.py", "/..%2fserver%2fapp.py", "/.hidden.js"):
+    for missing in ("/nothing.js", "/__init__.py", "/..%2fserver%2fapp.py", "/.hidden.js",
+                    "/games/nothing.js", "/games/../app.js", "/games/games/chexers.js"):
         assert get(arena.http_url + missing)[0] == 404, missing
+
+
+def test_the_game_modules_are_listed_from_their_folder(arena: WebArena) -> None:
+    """Adding a game to the web client is adding its file: the page loads what the server
+    lists at /games/index.json, which is the folder's contents."""
+    status, headers, body = get(arena.http_url + "/games/index.json")
+    assert status == 200 and headers["Content-Type"].startswith("application/json")
+    folder = Path(__file__).parents[2] / "clients" / "web" / "games"
+    assert json.loads(body) == sorted(p.stem for p in folder.glob("*.js"))
+    assert {"battleline", "chexers"} <= set(json.loads(body))
 
 
 def sign_in_as_guest(page: Any, name: str) -> str:

@@ -8,8 +8,8 @@
 // clicked only when some legal action uses it, and the action sent is always one of that
 // list, verbatim. Shapes: engine/battleline/__init__.py and PROTOCOL.md section 11.
 
-import { h, formatClock, confirmButton } from "./dom.js";
-import { MatchTable } from "./table.js";
+import { h, formatClock, confirmButton } from "../dom.js";
+import { MatchTable } from "../table.js";
 
 export const COLOUR_NAMES = { r: "red", o: "orange", y: "yellow", g: "green", b: "blue", p: "purple" };
 const COLOUR_ORDER = "roygbp";

@@ -7,8 +7,8 @@
 // of your pieces that has a legal action, then a highlighted hex (or the exit arrow).
 // Shapes: engine/chexers/__init__.py.
 
-import { h, s, formatClock, confirmButton } from "./dom.js";
-import { MatchTable } from "./table.js";
+import { h, s, formatClock, confirmButton } from "../dom.js";
+import { MatchTable } from "../table.js";
 
 export const COLOURS = ["red", "green", "blue"];
 const SQRT3 = Math.sqrt(3);

@@ -11,9 +11,9 @@ The server takes two short cuts past websockets' public API (see ``docs/performa
   byte header in front of the payload, :func:`frame_into`) and writes every frame a client
   is due in one turn of the loop with one :meth:`ArenaWebSocket.write`.
 
-What this relies on, beyond websockets' documented API (``tests/server/test_wsadapter.py``
+What this relies on, beyond websockets' documented API (``tests/server_tests/test_wsadapter.py``
 checks each against every websockets version ``pyproject.toml`` allows, see
-``tests/server/test_wsadapter_versions.py``):
+``tests/server_tests/test_wsadapter_versions.py``):
 
 1. ``websockets.asyncio.connection.Connection.data_received`` feeds the bytes to the
    sans-I/O protocol, then calls ``self.process_event(event)`` for each parsed event (the

@@ -12,7 +12,7 @@ import pytest
 
 from engine import registry
 from server.logs import configure_logging
-from tests.server.minigames import TEST_GAMES
+from tests.server_tests.minigames import TEST_GAMES
 
 sys.path.insert(0, str(Path(__file__).parent))
 configure_logging("warning")

@@ -14,7 +14,7 @@ from protocol.codec import validate_server_message
 from server.clocks import Clock
 from server.ladder import GameLadder, LadderSettings
 from server.ratings import INITIAL
-from tests.server.wsclient import WsClient
+from tests.server_tests.wsclient import WsClient
 
 
 def race(clock: Clock) -> LadderSettings:

@@ -19,7 +19,7 @@ from protocol.codec import validate_server_message
 from server.app import ArenaServer
 from server.clocks import Clock
 from server.ladder import GameLadder, LadderSettings
-from tests.server.wsclient import WsClient
+from tests.server_tests.wsclient import WsClient
 
 SETTINGS = LadderSettings(
     games={"race": GameLadder("race", 2, Clock(5_000, 100), pair_cap_per_hour=10_000)},

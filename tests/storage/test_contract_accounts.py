@@ -1,6 +1,6 @@
 """Store contract, accounts and bearer tokens (every backend of ``contract.BACKENDS``).
 
-Moved from ``tests/server/test_storage.py::test_accounts_keep_only_the_token_hash`` (its
+Moved from ``tests/server_tests/test_storage.py::test_accounts_keep_only_the_token_hash`` (its
 check of the raw SQLite file is in ``test_sqlite_store.py``), with more of the contract."""
 
 from __future__ import annotations

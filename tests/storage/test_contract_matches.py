@@ -2,7 +2,7 @@
 listing and voiding what a stopped server left live (every backend of
 ``contract.BACKENDS``).
 
-The first four tests moved from ``tests/server/test_storage.py`` (there, on SQLite only; the
+The first four tests moved from ``tests/server_tests/test_storage.py`` (there, on SQLite only; the
 check of SQLite's chunk rows and of a restart on the same file stay SQLite tests, in
 ``test_sqlite_store.py``)."""
 

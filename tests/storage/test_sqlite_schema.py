@@ -115,7 +115,7 @@ def tables(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("version", range(SCHEMA_VERSION))
 def test_an_older_file_migrates_forward_with_its_data(tmp_path: Path, version: int) -> None:
-    """Moved in part from ``tests/server/test_storage.py``
+    """Moved in part from ``tests/server_tests/test_storage.py``
     (``test_progress_written_as_single_entries_before_chunks_still_reads``): a live match
     appended one entry per row keeps its log, and new chunks continue it."""
     path = tmp_path / "old.sqlite3"

@@ -1,7 +1,7 @@
 """What is true of the SQLite backend's file only: tokens hashed on disk, a live match's
 progress kept in chunk rows, a restart on the same file, writes off the calling thread.
 
-Moved from ``tests/server/test_storage.py`` (its tests of the contract itself went to
+Moved from ``tests/server_tests/test_storage.py`` (its tests of the contract itself went to
 ``test_contract_accounts.py`` and ``test_contract_matches.py``)."""
 
 from __future__ import annotations

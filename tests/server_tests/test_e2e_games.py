@@ -15,8 +15,8 @@ from engine.rng import Rng, seed_from_text
 from protocol import Limits
 from server.app import ArenaServer
 from server.storage import SqliteStore
-from tests.server.helpers import account_client, challenge_match
-from tests.server.wsclient import WsClient, play_random
+from tests.server_tests.helpers import account_client, challenge_match
+from tests.server_tests.wsclient import WsClient, play_random
 
 
 @pytest.mark.parametrize("encoding", ["json", "msgpack"])

@@ -12,8 +12,8 @@ import msgpack
 from websockets.frames import Frame, Opcode
 
 from server.app import BACKLOG_MESSAGES, ArenaServer
-from tests.server.test_e2e_errors import assert_finished, background_match
-from tests.server.wsclient import WsClient
+from tests.server_tests.test_e2e_errors import assert_finished, background_match
+from tests.server_tests.wsclient import WsClient
 
 
 async def test_a_fragmented_message_is_reassembled(server: ArenaServer) -> None:

@@ -14,8 +14,8 @@ import pytest
 from engine import registry
 from server.app import ArenaServer
 from tests.games.goofspiel import GAME as GOOFSPIEL
-from tests.server.helpers import account_client, challenge_match
-from tests.server.wsclient import WsClient, play_random
+from tests.server_tests.helpers import account_client, challenge_match
+from tests.server_tests.wsclient import WsClient, play_random
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from engine.rng import Rng
 from server.clocks import Clock
 from server.render import SeatInfo
 from server.runner import MatchRunner, Outgoing
-from tests.server.minigames import DUEL, FAULTY, RACE
+from tests.server_tests.minigames import DUEL, FAULTY, RACE
 
 SEATS2 = [SeatInfo("ann", "bot"), SeatInfo("bob", "bot")]
 SEATS3 = [*SEATS2, SeatInfo("cid", "human")]

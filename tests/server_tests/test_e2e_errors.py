@@ -11,8 +11,8 @@ import msgpack
 
 from server.app import ArenaServer
 from server.storage import SqliteStore
-from tests.server.helpers import account_client, challenge_match
-from tests.server.wsclient import WsClient, play_random
+from tests.server_tests.helpers import account_client, challenge_match
+from tests.server_tests.wsclient import WsClient, play_random
 
 
 async def background_match(server: ArenaServer, tag: str) -> tuple[asyncio.Task, str]:

@@ -8,7 +8,7 @@ import urllib.request
 from typing import Any
 
 from server.app import ArenaServer
-from tests.server.wsclient import WsClient, play_random
+from tests.server_tests.wsclient import WsClient, play_random
 
 
 async def bot(server: ArenaServer, name: str, games: list[str], encoding: str = "json",

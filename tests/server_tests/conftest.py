@@ -11,7 +11,7 @@ from engine import registry
 from server.app import ArenaServer
 from server.logs import configure_logging
 from server.storage import SqliteStore
-from tests.server.minigames import TEST_GAMES
+from tests.server_tests.minigames import TEST_GAMES
 
 configure_logging("warning")
 

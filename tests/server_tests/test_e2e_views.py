@@ -20,8 +20,8 @@ from engine.match import actions_of
 from server.app import ArenaServer
 from server.render import render_for
 from server.runner import MatchRunner
-from tests.server.helpers import account_client, challenge_match
-from tests.server.wsclient import WsClient, play_random
+from tests.server_tests.helpers import account_client, challenge_match
+from tests.server_tests.wsclient import WsClient, play_random
 
 PRIVATE_KEYS = {"hand", "known_tops", "opponent_known"}
 

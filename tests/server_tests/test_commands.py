@@ -17,7 +17,7 @@ from engine import registry
 from engine.match import play, random_policy
 from engine.rng import Rng
 from server.storage import MatchRow, SqliteStore
-from tests.server.wsclient import WsClient, play_random
+from tests.server_tests.wsclient import WsClient, play_random
 from tools.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,7 @@ from server.clocks import Clock
 from server.render import SeatInfo
 from server.runner import MatchRunner, Outgoing
 from tests.games.goofspiel import Goofspiel
-from tests.server.minigames import RACE
+from tests.server_tests.minigames import RACE
 
 SEATS2 = [SeatInfo("ann", "bot"), SeatInfo("bob", "bot")]
 GOOF = Goofspiel()

@@ -19,7 +19,7 @@ import pytest
 from server.app import ArenaServer
 from server.hub import Hub, MatchHandle
 from server.storage import SqliteStore
-from tests.server.wsclient import WsClient
+from tests.server_tests.wsclient import WsClient
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PACKAGE = "server"

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from server.app import ArenaServer
-from tests.server.wsclient import WsClient
+from tests.server_tests.wsclient import WsClient
 
 
 async def account_client(server: ArenaServer, name: str, kind: str = "bot",

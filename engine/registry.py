@@ -8,6 +8,7 @@ from engine.core import Game
 
 # name -> module that defines ``GAME`` (imported on first lookup)
 _BUILTIN: dict[str, str] = {
+    "barca": "engine.barca",
     "battleline": "engine.battleline",
     "chexers": "engine.chexers",
 }

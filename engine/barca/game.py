@@ -27,6 +27,7 @@ from engine.barca.position import (
     Position,
     Result,
     illegal,
+    key_from_text,
 )
 from engine.core import (
     TERMINAL,
@@ -118,15 +119,16 @@ class Barca(Game):
         if seat != pos.side:
             return []
         history: dict[str, int] = state["history"]
-        # A move may carry a claim only if the position after it has occurred twice already.
-        repeats = any(n >= REPETITIONS_TO_CLAIM - 1 for n in history.values())
+        # A move may carry a claim only if the position after it has occurred twice already:
+        # the fast core counts with just those positions.
+        pos.history = {key_from_text(k): n for k, n in history.items()
+                       if n >= REPETITIONS_TO_CLAIM - 1}
         out: list[Action] = []
         for move in pos.legal_moves():
             out.append(move_json(move))
-            if repeats and move != PASS and self._count_after(pos, history, move) >= \
-                    REPETITIONS_TO_CLAIM:
+            if pos.history and move != PASS and pos.count_after(move) >= REPETITIONS_TO_CLAIM:
                 out.append(move_json(move, claim=True))
-        if history.get(self._key(pos), 0) >= REPETITIONS_TO_CLAIM:
+        if pos.count() >= REPETITIONS_TO_CLAIM:
             out.append(dict(_CLAIM_ACTION))
         return out
 

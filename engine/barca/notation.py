@@ -44,30 +44,47 @@ _CODE: Final = {letter: code for code, letter in enumerate(PIECE_LETTERS)}
 # ---- positions ---------------------------------------------------------------------------------
 
 
+_SYMBOLS: Final = {EMPTY: ".", **{code: letter for code, letter in enumerate(PIECE_LETTERS)}}
+_RANK_CACHE: dict[str, str] = {}
+"""Rank as one symbol per square ('.' empty) → its BPN spelling. Bounded by the few thousand
+ranks twelve pieces can form in practice; makes :func:`placement_text` a few lookups."""
+_PLACEMENT_CACHE: dict[str, tuple[int, ...]] = {}
+_PLACEMENT_CACHE_SIZE: Final = 1 << 14
+
+
+def _spell_rank(symbols: str) -> str:
+    spelled = re.sub(r"\.+", lambda m: str(len(m.group())), symbols)
+    _RANK_CACHE[symbols] = spelled
+    return spelled
+
+
 def placement_text(cells: Sequence[int]) -> str:
     """The placement field of BPN: ranks 10 down to 1, files a→j, empty runs merged."""
+    symbols = _SYMBOLS
+    flat = "".join([symbols[c] for c in cells])
+    cache = _RANK_CACHE
     ranks = []
-    for rank in range(SIZE - 1, -1, -1):
-        out = []
-        run = 0
-        for i in range(SIZE * rank, SIZE * rank + SIZE):
-            c = cells[i]
-            if c < 0:
-                run += 1
-                continue
-            if run:
-                out.append(str(run))
-                run = 0
-            out.append(PIECE_LETTERS[c])
-        if run:
-            out.append(str(run))
-        ranks.append("".join(out))
+    for start in range(NUM_SQUARES - SIZE, -1, -SIZE):
+        rank = flat[start:start + SIZE]
+        spelled = cache.get(rank)
+        ranks.append(spelled if spelled is not None else _spell_rank(rank))
     return "/".join(ranks)
 
 
 def parse_placement(text: str) -> list[int]:
     """Cells of a placement field (shape only: ten ranks of ten squares); raises
-    :class:`BadNotation`."""
+    :class:`BadNotation`. Every placement it accepts is in the shortest form (a maximal digit
+    run is one number 1-10), so it is the only spelling of its cells."""
+    cells = _PLACEMENT_CACHE.get(text)
+    if cells is None:
+        cells = tuple(_parse_placement(text))
+        if len(_PLACEMENT_CACHE) >= _PLACEMENT_CACHE_SIZE:
+            _PLACEMENT_CACHE.clear()
+        _PLACEMENT_CACHE[text] = cells
+    return list(cells)
+
+
+def _parse_placement(text: str) -> list[int]:
     ranks = text.split("/")
     if len(ranks) != SIZE:
         raise BadNotation(f"a placement has {SIZE} ranks separated by '/', got {len(ranks)}")
@@ -237,8 +254,6 @@ def parse_history(text: str, cells: Sequence[int]) -> dict[str, int]:
             raise BadNotation(f"a history entry is <placement>,<side>=<count 1-5>, "
                               f"got {entry!r}")
         other = parse_placement(placement)
-        if placement_text(other) != placement:
-            raise BadNotation(f"history placement {placement!r} is not in shortest form")
         if sorted(c for c in other if c >= 0) != pieces:
             raise BadNotation(f"history placement {placement!r} has other pieces than the "
                               f"board")

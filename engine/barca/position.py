@@ -91,12 +91,16 @@ def illegal(rule: str, **details: Any) -> IllegalAction:
 
 def key_of(cells: Sequence[int], side: int) -> int:
     """The repetition key (§7.2) of a placement and side to move, as one integer."""
-    key = _SIDE_BIT if side else 0
-    for i in range(NUM_SQUARES):
-        c = cells[i]
+    bb = [0] * 6
+    for i, c in enumerate(cells):
         if c >= 0:
-            key |= _KEY_BIT[NUM_SQUARES * c + i]
-    return key
+            bb[c] |= _BIT[i]
+    return _key_of_bb(bb, side)
+
+
+def _key_of_bb(bb: Sequence[int], side: int) -> int:
+    return (bb[0] | bb[1] << 100 | bb[2] << 200 | bb[3] << 300 | bb[4] << 400 | bb[5] << 500
+            | (_SIDE_BIT if side else 0))
 
 
 def key_from_text(text: str) -> int:
@@ -143,7 +147,7 @@ class Position:
                 self.bb[c] |= _BIT[i]
         self.side = side
         self.ply = ply
-        self.key = key_of(self.cells, side)
+        self.key = _key_of_bb(self.bb, side)
         self.history: dict[int, int] = (dict(history) if history is not None
                                         else {self.key: 1})
         self.result: Result | None = result
@@ -224,15 +228,21 @@ class Position:
         """``"calm"``, ``"forced"`` or ``"trapped"`` for the animal on ``square`` (§4), as if
         its side were to move."""
         c = self.cells[square]
-        d = _danger(self.bb, c // 3)[c % 3]
-        if not d >> square & 1:
+        return self._status(_danger(self.bb, c // 3)[c % 3], square)
+
+    def _status(self, danger: int, square: int) -> str:
+        if not danger >> square & 1:
             return CALM
-        return FORCED if any(not d >> s & 1 for s in self.reach(square)) else TRAPPED
+        return FORCED if any(not danger >> s & 1 for s in self.reach(square)) else TRAPPED
 
     def statuses(self, side: int) -> dict[int, str]:
         """``square → status`` for every animal of ``side``, squares ascending."""
-        return {i: self.piece_status(i) for i in range(NUM_SQUARES)
-                if self.cells[i] >= 0 and self.cells[i] // 3 == side}
+        danger = _danger(self.bb, side)
+        out = {}
+        for i, c in enumerate(self.cells):
+            if c >= 0 and c // 3 == side:
+                out[i] = self._status(danger[c % 3], i)
+        return out
 
     def legal_moves(self, side: int | None = None) -> list[int]:
         """Legal moves (§5) of the side to move (or of ``side``, as if it were to move), in

@@ -39,11 +39,12 @@ from engine.rng import Rng
 # cheap ones through the playout itself). A game not listed gets Budget() and DEFAULT_EXAMPLES;
 # list it here if that is too slow.
 BUDGETS: dict[str, Budget] = {
+    "barca": Budget(checked_steps=20, resamples=1),
     "battleline": Budget(checked_steps=30, resamples=2),
     "chexers": Budget(checked_steps=12, resamples=1),
     "goofspiel": Budget(checked_steps=None),
 }
-EXAMPLES: dict[str, int] = {"battleline": 8, "chexers": 4}
+EXAMPLES: dict[str, int] = {"barca": 4, "battleline": 8, "chexers": 4}
 DEFAULT_EXAMPLES = 10
 # A seed has no structure to shrink (seed 5 is not a "smaller" game than seed 5000), and
 # shrinking replays whole games for minutes: report the failing seed as found.

@@ -87,16 +87,21 @@ RAYS: Final[tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]] = tuple(
           for i in range(NUM_SQUARES))
     for dirs in DIRECTIONS)
 
-#: ``BETWEEN[(a, b)]``: for squares on a common rank, file or diagonal, the squares strictly
-#: between them, plus the direction kind (0 orthogonal, 1 diagonal). Used to explain
+def _lines() -> dict[tuple[int, int], tuple[int, tuple[int, ...]]]:
+    table = {}
+    for i in range(NUM_SQUARES):
+        for kind, dirs in enumerate((ORTHOGONAL, DIAGONAL)):
+            for df, dr in dirs:
+                ray = _ray(i, df, dr)
+                for k, t in enumerate(ray):
+                    table[(i, t)] = (kind, ray[:k])
+    return table
+
+
+#: ``LINES[(a, b)]`` for squares on a common rank, file or diagonal: the kind of line
+#: (0 orthogonal, 1 diagonal) and the squares strictly between them. Used to explain
 #: illegal moves.
-LINES: Final[dict[tuple[int, int], tuple[int, tuple[int, ...]]]] = {}
-for _i in range(NUM_SQUARES):
-    for _kind, _dirs in enumerate((ORTHOGONAL, DIAGONAL)):
-        for _df, _dr in _dirs:
-            _r = _ray(_i, _df, _dr)
-            for _k, _t in enumerate(_r):
-                LINES[(_i, _t)] = (_kind, _r[:_k])
+LINES: Final = _lines()
 
 
 def moves_along(piece_type: int, kind: int) -> bool:

@@ -46,13 +46,15 @@ _CODE: Final = {letter: code for code, letter in enumerate(PIECE_LETTERS)}
 
 _SYMBOLS: Final = {EMPTY: ".", **{code: letter for code, letter in enumerate(PIECE_LETTERS)}}
 _RANK_CACHE: dict[str, str] = {}
-"""Rank as one symbol per square ('.' empty) → its BPN spelling. Bounded by the few thousand
-ranks twelve pieces can form in practice; makes :func:`placement_text` a few lookups."""
+"""Rank as one symbol per square ('.' empty) → its BPN spelling (cleared when it grows past
+:data:`_PLACEMENT_CACHE_SIZE`); makes :func:`placement_text` a few lookups."""
 _PLACEMENT_CACHE: dict[str, tuple[int, ...]] = {}
 _PLACEMENT_CACHE_SIZE: Final = 1 << 14
 
 
 def _spell_rank(symbols: str) -> str:
+    if len(_RANK_CACHE) >= _PLACEMENT_CACHE_SIZE:
+        _RANK_CACHE.clear()
     spelled = re.sub(r"\.+", lambda m: str(len(m.group())), symbols)
     _RANK_CACHE[symbols] = spelled
     return spelled

@@ -2,8 +2,9 @@
 
 The state keeps the current position as BPN and the repetition history as key text → count
 (every position since the start, in order of first occurrence); each method builds a
-:class:`~engine.barca.position.Position` from the BPN (the history is used as text, not
-decoded) and turns the result back into JSON.
+:class:`~engine.barca.position.Position` from the BPN and turns the result back into JSON.
+Only the positions that occurred at least twice are decoded (see :meth:`Barca._position`):
+they are all a claim can depend on.
 """
 
 from __future__ import annotations
@@ -109,20 +110,22 @@ class Barca(Game):
             return TERMINAL
         return turn(SIDE_LETTERS.index(state["bpn"].split(" ")[1]))
 
-    def _position(self, state: State) -> Position:
-        return Position.from_state(state, with_history=False)
+    def _position(self, state: State, *, repeated: bool = False) -> Position:
+        """The fast-core position of ``state``; its history is empty, or with ``repeated``
+        holds just the positions that occurred at least twice. That is enough to tell every
+        claim (§7.2): the current position, and the one after each move, need count ≥ 3."""
+        pos = Position.from_state(state, with_history=False)
+        if repeated:
+            pos.history = {key_from_text(k): n for k, n in state["history"].items()
+                           if n >= REPETITIONS_TO_CLAIM - 1}
+        return pos
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         if state["outcome"] is not None:
             return []
-        pos = self._position(state)
+        pos = self._position(state, repeated=True)
         if seat != pos.side:
             return []
-        history: dict[str, int] = state["history"]
-        # A move may carry a claim only if the position after it has occurred twice already:
-        # the fast core counts with just those positions.
-        pos.history = {key_from_text(k): n for k, n in history.items()
-                       if n >= REPETITIONS_TO_CLAIM - 1}
         out: list[Action] = []
         for move in pos.legal_moves():
             out.append(move_json(move))
@@ -135,12 +138,6 @@ class Barca(Game):
     @staticmethod
     def _key(pos: Position) -> str:
         return notation.key_text(pos.placement(), pos.side)
-
-    def _count_after(self, pos: Position, history: Mapping[str, int], move: int) -> int:
-        pos.apply(move)
-        key = self._key(pos)
-        pos.undo()
-        return history.get(key, 0) + 1
 
     def action_key(self, action: Action) -> Any:
         """Moves by ``(from index, to index)``, the claiming twin right after its move; then
@@ -175,11 +172,10 @@ class Barca(Game):
     def _error(self, state: State, action: dict[str, Any]) -> IllegalAction | None:
         if state["outcome"] is not None:
             return illegal("game_over")
-        pos = self._position(state)
-        history: dict[str, int] = state["history"]
+        pos = self._position(state, repeated=True)
         kind = action["type"]
         if kind == "claim":
-            count = history.get(self._key(pos), 0)
+            count = state["history"].get(self._key(pos), 0)
             return None if count >= REPETITIONS_TO_CLAIM else illegal("no_repetition",
                                                                        count=count)
         if kind == "pass":
@@ -188,7 +184,8 @@ class Barca(Game):
         error = pos.move_error(frm, to)
         if error is not None or not action.get("claim"):
             return error
-        count = self._count_after(pos, history, 100 * frm + to)
+        # The exact count (for the error's details) needs the whole history.
+        count = Position.from_state(state).count_after(100 * frm + to)
         if count < REPETITIONS_TO_CLAIM:
             return illegal("no_repetition", count=count)
         return None

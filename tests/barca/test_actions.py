@@ -69,6 +69,13 @@ def test_claiming_at_count_two_is_rejected_with_the_count() -> None:
     assert err.value.rule == "no_repetition" and err.value.details["count"] == 2
 
 
+def test_a_move_claim_short_of_three_is_rejected_with_the_count() -> None:
+    s = play(state(START), "d2-c3", "d9-c8", "c3-d2")
+    with pytest.raises(IllegalAction) as err:
+        GAME.apply(s, {1: act("c8-d9 claim")})
+    assert err.value.rule == "no_repetition" and err.value.details["count"] == 2
+
+
 def test_acting_out_of_turn_is_not_to_act() -> None:
     with pytest.raises(NotToAct):
         GAME.apply(state(START), {1: act("e9-e8")})

@@ -1,5 +1,5 @@
-"""The real games over a real server: complete Battle Line and Chexers matches over JSON and
-msgpack, with a spectator; and the leak test over many seeded Battle Line matches."""
+"""The real games over a real server: complete Battle Line, Chexers and Barca matches over JSON
+and msgpack, with a spectator; and the leak test over many seeded Battle Line matches."""
 
 from __future__ import annotations
 
@@ -58,6 +58,27 @@ async def test_three_bots_play_a_complete_chexers_match(server: ArenaServer,
     assert len(outcome["ranks"]) == 3 and 0 in outcome["ranks"]
     ref = await bots[0].send({"type": "get_replay", "match_id": match_id})
     replay = await bots[0].expect_reply(ref)
+    assert replay["status"] == "over" and len(replay["log"]) == len(replay["steps"]) > 0
+
+
+@pytest.mark.parametrize("encoding", ["json", "msgpack"])
+async def test_two_bots_play_a_complete_barca_match(server: ArenaServer, encoding: str) -> None:
+    a = await account_client(server, "ba-a", encoding=encoding)
+    b = await account_client(server, "ba-b", encoding=encoding)
+    watcher = await WsClient.open(server.ws_url, encoding)
+    await watcher.hello(name="watcher")
+    match_id = await challenge_match(a, [b], "barca")
+    ref = await watcher.send({"type": "spectate", "match_id": match_id})
+    start = await watcher.expect_reply(ref)
+    assert start["your_seat"] is None
+    assert start["view"]["bpn"] == "4ee4/3lmml3/10/10/10/10/10/10/3LMML3/4EE4 w 0"
+    ends = await asyncio.gather(play_random(a, match_id, 3), play_random(b, match_id, 4),
+                                watcher.expect("match_end", match_id=match_id, timeout=60))
+    outcome = ends[0]["outcome"]
+    assert ends[1]["outcome"] == ends[2]["outcome"] == outcome
+    assert outcome["reason"] in ("holes", "claim", "fivefold", "ply_cap")
+    ref = await a.send({"type": "get_replay", "match_id": match_id})
+    replay = await a.expect_reply(ref)
     assert replay["status"] == "over" and len(replay["log"]) == len(replay["steps"]) > 0
 
 

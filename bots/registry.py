@@ -36,6 +36,17 @@ def _battleline_greedy() -> BotFactory:
     return GreedyBot
 
 
+def _barca() -> BotFactory:
+    # Barca: the seed's evaluation-vector agent (bots/barca).
+    from bots.barca.agents import BarcaBot
+    return BarcaBot
+
+
+def _barca_greedy() -> BotFactory:
+    from bots.barca.agents import GreedyBarcaBot
+    return GreedyBarcaBot
+
+
 def _chexers(name: str) -> Callable[[], BotFactory]:
     """The Chexers search agents of the seed report (bots/chexers; Chexers only)."""
     def load() -> BotFactory:
@@ -48,6 +59,7 @@ def _chexers(name: str) -> Callable[[], BotFactory]:
 _BUILTIN: dict[str, Callable[[], BotFactory]] = {
     "random": _random,
     "deep-barca": _deep_barca,
+    "barca": _barca,
     "greedy": _chexers("GreedyBot"),
     "maxn": _chexers("MaxnBot"),
     "random-maxn": _chexers("RandomMaxnBot"),
@@ -58,8 +70,10 @@ _BUILTIN: dict[str, Callable[[], BotFactory]] = {
 _FACTORIES: dict[str, BotFactory] = {}
 _BY_GAME: dict[str, dict[str, Callable[[], BotFactory]]] = {
     # Game -> name -> bot: where a name means a different bot for that game. "greedy" is the
-    # Chexers agent unless the game is Battle Line, whose greedy baseline lives in bots/.
+    # Chexers agent unless the game is Battle Line or Barca, whose greedy baselines live in
+    # bots/battleline and bots/barca.
     "battleline": {"greedy": _battleline_greedy},
+    "barca": {"greedy": _barca_greedy},
 }
 
 

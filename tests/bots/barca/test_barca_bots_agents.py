@@ -28,10 +28,11 @@ def play_out(players: list[Any], seed: int) -> Match:
     match.advance()
     while not match.is_over:
         (seat,) = match.awaiting()
-        req = {"view": match.view(seat), "legal_actions": match.legal_actions(seat),
-               "seat": seat, "request_id": "r", "match_id": "m"}
+        legal = match.legal_actions(seat)
+        req = {"view": match.view(seat), "legal_actions": legal, "seat": seat,
+               "request_id": "r", "match_id": "m"}
         action = players[seat].choose(req)
-        assert action in req["legal_actions"]
+        assert action in legal
         match.submit(seat, action)
     return match
 

@@ -43,6 +43,7 @@ def _hole_dist(piece_type: int, square: int) -> int:
 HOLE_DIST_TABLE: Final = tuple(
     tuple(_hole_dist(t, i) for i in range(NUM_SQUARES)) for t in range(3))
 
+_BIT: Final = tuple(1 << i for i in range(NUM_SQUARES))
 _CENTRE_MASK: Final = sum(1 << (SIZE * r + f) for r in range(3, 7) for f in range(3, 7))
 """Files d-g, ranks 4-7."""
 
@@ -59,33 +60,42 @@ def validate_weights(weights: Sequence[int]) -> tuple[int, ...]:
 def features(pos: Position, side: int) -> list[int]:
     """``h(s, side)``: the 15 raw features of §12.2, in :data:`FEATURES` order."""
     cells = pos.cells
+    bb = pos.bb
     danger = pos.danger(side)
     moves = pos.moves(side)
-    pieces = [(i, cells[i] % 3) for i in range(NUM_SQUARES)
-              if cells[i] >= 0 and cells[i] // 3 == side]
-    holes = sum(1 for i, _ in pieces if HOLE_MASK >> i & 1)
-
-    reach_holes = 0  # bit set of vacant holes reachable by a piece not on a hole
-    threatened = 0  # bit set of opposing pieces a move would scare
-    o = 3 - 3 * side
-    # For each of our types, the squares next to an opposing piece that fears it.
-    scare_zone = []
+    pieces = []
+    own = 0
     for t in range(3):
-        bits = pos.bb[o + (t + 2) % 3]  # opposing type u with feared(u) = t
-        zone = 0
+        bits = bb[3 * side + t]
+        own |= bits
         while bits:
             low = bits & -bits
             bits ^= low
-            zone |= N8[low.bit_length() - 1]
-        scare_zone.append(zone)
+            pieces.append((low.bit_length() - 1, t))
+    holes = (own & HOLE_MASK).bit_count()
+
+    # Destinations of the legal moves, per moving type, and those of pieces not on a hole.
+    dests = [0, 0, 0]
+    off_hole_dests = 0
     for move in moves:
-        frm, to = divmod(move, 100)
-        t = cells[frm] % 3
-        if HOLE_MASK >> to & 1 and not HOLE_MASK >> frm & 1:
-            reach_holes |= 1 << to
-        if scare_zone[t] >> to & 1:
-            victims = pos.bb[o + (t + 2) % 3] & N8[to]
-            threatened |= victims
+        frm = move // 100
+        bit = _BIT[move - 100 * frm]
+        dests[cells[frm] % 3] |= bit
+        if not HOLE_MASK >> frm & 1:
+            off_hole_dests |= bit
+    reach_count = (off_hole_dests & HOLE_MASK).bit_count()
+    # An opposing piece of type u is threatened when a move of the type it fears, feared(u),
+    # ends next to it.
+    o = 3 - 3 * side
+    threatened = 0
+    for u in range(3):
+        bits = bb[o + u]
+        reaching = dests[(u + 1) % 3]
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            if N8[low.bit_length() - 1] & reaching:
+                threatened += 1
 
     holders_safe = holders_scared = scared = trapped = blocked = dist = 0
     for i, t in pieces:
@@ -102,11 +112,7 @@ def features(pos: Position, side: int) -> list[int]:
         elif HOLE_MASK >> i & 1:
             holders_safe += 1
 
-    own = 0
-    for i, _ in pieces:
-        own |= 1 << i
     guard = sum(1 for h in HOLES if cells[h] < 0 and N8[h] & own)
-    reach_count = reach_holes.bit_count()
     return [
         int(holes >= 1),
         int(holes >= 2),
@@ -116,7 +122,7 @@ def features(pos: Position, side: int) -> list[int]:
         holders_scared,
         scared,
         trapped,
-        threatened.bit_count(),
+        threatened,
         len(moves),
         dist,
         guard,

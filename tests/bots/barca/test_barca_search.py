@@ -4,11 +4,12 @@ through the engine (tests/barca/helpers.py), and the bot answers the engine's ow
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 
-from bots.barca import WIN, BarcaBot, GreedyBarcaBot, child_values, search
+from bots.barca import WIN, BarcaBot, GreedyBarcaBot, child_values, evaluate, search
 from engine.barca import GAME, SQUARE_INDEX, START_BPN, Position
 from engine.core import State
 from tests.barca.helpers import play, seat, state
@@ -115,3 +116,50 @@ def test_greedy_is_depth_one() -> None:
 def test_bad_options_are_refused(options: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
         BarcaBot(**options)
+
+
+def plain_negamax(pos: Position, depth: int, plies: int) -> int:
+    """§12.3 without pruning, written out directly: the reference for the fast search."""
+    if pos.result is not None:
+        return 0 if pos.result[0] == -1 else -(WIN - plies)
+    if pos.count() >= 3:
+        return 0
+    if depth == 0:
+        return evaluate(pos, pos.side)
+    values = []
+    for m in pos.legal_moves():
+        pos.apply(m)
+        values.append(-plain_negamax(pos, depth - 1, plies + 1))
+        pos.undo()
+    return max(values)
+
+
+def sample_positions(count: int, seed: int) -> list[Position]:
+    """Positions along seeded random games (histories included), every 7th ply."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        pos = Position.start()
+        while pos.result is None and len(out) < count:
+            if pos.ply % 7 == 3:
+                out.append(pos.copy())
+            moves = pos.legal_moves()
+            pos.apply(moves[int(rng.random() * len(moves))])
+    return out
+
+
+def test_alpha_beta_equals_plain_negamax() -> None:
+    s = play(state(START_BPN), *CYCLE, *CYCLE[:3])  # B15 after ply 7: a repetition inside
+    cases = [(pos, 2) for pos in sample_positions(8, seed=7)]
+    cases += [(Position.from_state(s), 2),
+              (Position.from_bpn("10/10/5l4/4M5/10/10/3E2L3/10/10/9e w 0"), 3)]
+    for pos, depth in cases:
+        values = {}
+        for m in pos.legal_moves():
+            pos.apply(m)
+            values[m] = -plain_negamax(pos, depth - 1, 1)
+            pos.undo()
+        best = max(values.values())
+        result = search(pos, depth)
+        assert (result.move, result.value) == (
+            next(m for m, v in values.items() if v == best), best), pos

@@ -137,7 +137,7 @@ def plain_negamax(pos: Position, depth: int, plies: int) -> int:
 def sample_positions(count: int, seed: int) -> list[Position]:
     """Positions along seeded random games (histories included), every 7th ply."""
     rng = random.Random(seed)
-    out = []
+    out: list[Position] = []
     while len(out) < count:
         pos = Position.start()
         while pos.result is None and len(out) < count:

@@ -41,6 +41,7 @@ from engine.barca.geometry import (
     moves_along,
 )
 from engine.core import IllegalAction
+from engine.perft import perft as count_sequences
 
 PASS: Final = -1
 """The pass "move" of the fast core."""
@@ -398,16 +399,4 @@ class Position:
 def perft(pos: Position, depth: int) -> int:
     """Number of move/pass sequences of length ``depth`` from ``pos`` (claims not counted; a
     finished position has none). Bulk-counts the last ply. Leaves ``pos`` as it was."""
-    if depth == 0:
-        return 1
-    if pos.result is not None:
-        return 0
-    moves = pos.legal_moves()
-    if depth == 1:
-        return len(moves)
-    total = 0
-    for move in moves:
-        pos.apply(move)
-        total += perft(pos, depth - 1)
-        pos.undo()
-    return total
+    return count_sequences(pos, depth, Position.legal_moves)

@@ -38,6 +38,7 @@ from engine.chexers.geometry import (
     NUM_HEXES,
 )
 from engine.core import BadNotation, IllegalAction, Outcome
+from engine.perft import perft as count_sequences
 
 EMPTY: Final = -1
 WALL: Final = NUM_HEXES
@@ -590,16 +591,4 @@ def make_state(pos: Position, history: dict[str, int], result: Result | None
 def perft(pos: Position, depth: int) -> int:
     """Number of action sequences of length ``depth`` from ``pos`` (a terminal position has
     none). Bulk-counts the last ply. Leaves ``pos`` as it was."""
-    if depth == 0:
-        return 1
-    if pos.result is not None:
-        return 0
-    acts = pos.legal_actions()
-    if depth == 1:
-        return len(acts)
-    total = 0
-    for act in acts:
-        pos.apply(act)
-        total += perft(pos, depth - 1)
-        pos.undo()
-    return total
+    return count_sequences(pos, depth, Position.legal_actions)

@@ -7,11 +7,9 @@ import asyncio
 
 from bots import registry as bots
 from bots.barca import BarcaBot
-from bots.random_bot import RandomBot
-from clients.connection import connect
 from clients.runner import BotRunner
 from server.app import ArenaServer
-from tests.bots.recording import FAST, Recording
+from tests.bots.recording import FAST, Recording, play_as_visitor, until_offered
 
 
 async def test_barca_agent_plays_a_clocked_match_as_a_house_bot(arena: ArenaServer) -> None:
@@ -21,25 +19,9 @@ async def test_barca_agent_plays_a_clocked_match_as_a_house_bot(arena: ArenaServ
                        token=await asyncio.to_thread(arena.store.create_account, "house-barca",
                                                      "bot"))
     task = asyncio.ensure_future(runner.run())
-    for _ in range(500):
-        if runner._session_offered is not None:  # noqa: SLF001
-            break
-        await asyncio.sleep(0.01)
-    await asyncio.sleep(0.05)
-    me = RandomBot(seed=3)
-    async with await connect(arena.ws_url, name="visitor", reconnect=FAST) as conn:
-        start = await conn.play_bot("barca", seat=0,
-                                    clock={"initial_ms": 60_000, "increment_ms": 1_000})
-        assert [s["name"] for s in start["seats"][1:]] == ["house-barca"]
-        while True:
-            message = await conn.next_message(timeout=60)
-            if message.get("match_id") != start["match_id"]:
-                continue
-            if message["type"] == "request" and conn.session.is_pending(message):
-                await conn.act(message, me.choose(message))
-            elif message["type"] == "match_end":
-                end = message
-                break
+    await until_offered(runner)
+    start, end = await play_as_visitor(arena.ws_url, "barca", seed=3)
+    assert [s["name"] for s in start["seats"][1:]] == ["house-barca"]
     result = await asyncio.wait_for(task, 60)
     assert result.matches_finished == 1 and result.errors == 0 and result.fallbacks == 0
     assert end["outcome"]["reason"] != "timeout" and len(end["outcome"]["ranks"]) == 2

@@ -12,11 +12,9 @@ import pytest
 from bots import registry as bots
 from bots.battleline.deep_barca import DeepBarca
 from bots.battleline.greedy import GreedyBot
-from bots.random_bot import RandomBot
-from clients.connection import connect
 from clients.runner import BotRunner
 from server.app import ArenaServer
-from tests.bots.recording import FAST, Recording
+from tests.bots.recording import FAST, Recording, play_as_visitor, until_offered
 
 
 async def play_against(arena: ArenaServer, account: str, bot: Any) -> dict[str, Any]:
@@ -25,24 +23,8 @@ async def play_against(arena: ArenaServer, account: str, bot: Any) -> dict[str, 
     runner = BotRunner(recording, arena.ws_url, games=["battleline"], matches=1,
                        reconnect=FAST, token=token)
     task = asyncio.ensure_future(runner.run())
-    for _ in range(500):
-        if runner._session_offered is not None:  # noqa: SLF001
-            break
-        await asyncio.sleep(0.01)
-    await asyncio.sleep(0.05)
-    me = RandomBot(seed=4)
-    async with await connect(arena.ws_url, name="visitor", reconnect=FAST) as conn:
-        start = await conn.play_bot("battleline", bot=account, seat=0,
-                                    clock={"initial_ms": 60_000, "increment_ms": 1_000})
-        while True:
-            message = await conn.next_message(timeout=60)
-            if message.get("match_id") != start["match_id"]:
-                continue
-            if message["type"] == "request" and conn.session.is_pending(message):
-                await conn.act(message, me.choose(message))
-            elif message["type"] == "match_end":
-                end = message
-                break
+    await until_offered(runner)
+    start, end = await play_as_visitor(arena.ws_url, "battleline", seed=4, bot=account)
     stats = await asyncio.wait_for(task, 60)
     assert stats.matches_finished == 1 and stats.errors == 0 and stats.fallbacks == 0
     assert recording.requests

@@ -7,11 +7,9 @@ import asyncio
 
 from bots import registry as bots
 from bots.chexers import MaxnBot, MPMixBot
-from bots.random_bot import RandomBot
-from clients.connection import connect
 from clients.runner import BotRunner
 from server.app import ArenaServer
-from tests.bots.recording import FAST, Recording
+from tests.bots.recording import FAST, Recording, play_as_visitor, until_offered
 
 
 async def test_maxn_and_mp_mix_play_a_clocked_match_as_house_bots(arena: ArenaServer) -> None:
@@ -23,25 +21,9 @@ async def test_maxn_and_mp_mix_play_a_clocked_match_as_house_bots(arena: ArenaSe
                          token=await asyncio.to_thread(arena.store.create_account, name, "bot"))
                for name, bot in players.items()]
     tasks = [asyncio.ensure_future(r.run()) for r in runners]
-    for _ in range(500):
-        if all(r._session_offered is not None for r in runners):  # noqa: SLF001
-            break
-        await asyncio.sleep(0.01)
-    await asyncio.sleep(0.05)
-    me = RandomBot(seed=3)
-    async with await connect(arena.ws_url, name="visitor", reconnect=FAST) as conn:
-        start = await conn.play_bot("chexers", seat=0,
-                                    clock={"initial_ms": 60_000, "increment_ms": 1_000})
-        assert {s["name"] for s in start["seats"][1:]} == set(players)
-        while True:
-            message = await conn.next_message(timeout=60)
-            if message.get("match_id") != start["match_id"]:
-                continue
-            if message["type"] == "request" and conn.session.is_pending(message):
-                await conn.act(message, me.choose(message))
-            elif message["type"] == "match_end":
-                end = message
-                break
+    await until_offered(*runners)
+    start, end = await play_as_visitor(arena.ws_url, "chexers", seed=3)
+    assert {s["name"] for s in start["seats"][1:]} == set(players)
     results = await asyncio.wait_for(asyncio.gather(*tasks), 60)
     assert all(s.matches_finished == 1 and s.errors == 0 and s.fallbacks == 0
                for s in results)

@@ -4,7 +4,12 @@ For a position ``s`` and a side ``X``, :func:`features` returns ``h(s, X)``, the
 per-side counts of the table in §12.2 (``LM(s, X)`` is the §5 move set computed as if ``X``
 were to move: :meth:`Position.moves`). The agent scores ``s`` for ``X`` by
 ``E_w(s, X) = Σ_k w_k · (h_k(s, X) − h_k(s, Ẋ))`` (:func:`evaluate`), so
-``E_w(s, Ẋ) = −E_w(s, X)``. Pure functions of the position; nothing is cached.
+``E_w(s, Ẋ) = −E_w(s, X)``.
+
+Fast path: every reach is a bit set found with one mask operation per ray
+(:func:`reach_mask`), both sides are computed in one pass, and :func:`evaluate` keeps each
+position's feature difference (weights apply afterwards). The literal one-side-at-a-time
+reading of the table is the oracle in ``tests/bots/barca/reference_features.py``.
 """
 
 from __future__ import annotations
@@ -57,38 +62,90 @@ def validate_weights(weights: Sequence[int]) -> tuple[int, ...]:
     return out
 
 
-def features(pos: Position, side: int) -> list[int]:
-    """``h(s, side)``: the 15 raw features of §12.2, in :data:`FEATURES` order."""
-    cells = pos.cells
-    bb = pos.bb
-    danger = pos.danger(side)
-    moves = pos.moves(side)
-    pieces = []
-    own = 0
-    for t in range(3):
-        bits = bb[3 * side + t]
-        own |= bits
+def _ray_table() -> tuple[tuple[tuple[tuple[int, bool], ...], ...], ...]:
+    """``RAY_MASKS[type][square]``: each ray of :data:`RAYS` as ``(bit set, outward)``;
+    ``outward`` when its squares ascend, so its nearest blocker is its lowest occupied bit
+    (else its highest)."""
+    return tuple(
+        tuple(tuple((sum(1 << s for s in ray), ray[0] > i) for ray in RAYS[t][i])
+              for i in range(NUM_SQUARES))
+        for t in range(3))
+
+
+RAY_MASKS: Final = _ray_table()
+
+
+def reach_mask(piece_type: int, square: int, occupied: int) -> int:
+    """The bit set of vacant squares a ``piece_type`` on ``square`` slides to (§3) on the
+    board ``occupied``: per ray, the squares before its nearest occupied one."""
+    out = 0
+    for mask, outward in RAY_MASKS[piece_type][square]:
+        blockers = mask & occupied
+        if not blockers:
+            out |= mask
+        elif outward:
+            out |= mask & ((blockers & -blockers) - 1)
+        else:
+            out |= mask & -(1 << blockers.bit_length())
+    return out
+
+
+def _side(bb: Sequence[int], occupied: int, side: int, to_move: int) -> list[int]:
+    """``h(s, side)`` from the bit boards (§12.2), every move as a destination bit set."""
+    own_code = 3 * side
+    o = 3 - own_code
+    forced: list[tuple[int, int, int]] = []   # (square, type, destinations)
+    normal: list[tuple[int, int, int]] = []
+    own = bb[own_code] | bb[own_code + 1] | bb[own_code + 2]
+    holders_safe = holders_scared = scared = trapped = blocked = dist = 0
+    for t in (0, 1, 2):
+        bits = bb[own_code + t]
+        if not bits:
+            continue
+        feared = bb[o + (t + 1) % 3]
+        danger = 0
+        while feared:
+            low = feared & -feared
+            feared ^= low
+            danger |= N8[low.bit_length() - 1]
+        dist_row = HOLE_DIST_TABLE[t]
         while bits:
             low = bits & -bits
             bits ^= low
-            pieces.append((low.bit_length() - 1, t))
+            x = low.bit_length() - 1
+            reach = reach_mask(t, x, occupied)
+            if not reach:
+                blocked += 1
+            dist += dist_row[x]
+            on_hole = low & HOLE_MASK
+            if low & danger:
+                scared += 1
+                if on_hole:
+                    holders_scared += 1
+                safe = reach & ~danger
+                if safe:
+                    forced.append((x, t, safe))
+                else:
+                    trapped += 1
+                    normal.append((x, t, reach))
+            else:
+                if on_hole:
+                    holders_safe += 1
+                normal.append((x, t, reach & ~danger))
     holes = (own & HOLE_MASK).bit_count()
-
-    # Destinations of the legal moves, per moving type, and those of pieces not on a hole.
+    mobility = 0
     dests = [0, 0, 0]
     off_hole_dests = 0
-    for move in moves:
-        frm = move // 100
-        bit = _BIT[move - 100 * frm]
-        dests[cells[frm] % 3] |= bit
-        if not HOLE_MASK >> frm & 1:
-            off_hole_dests |= bit
+    for x, t, to in forced or normal:
+        mobility += to.bit_count()
+        dests[t] |= to
+        if not HOLE_MASK >> x & 1:
+            off_hole_dests |= to
     reach_count = (off_hole_dests & HOLE_MASK).bit_count()
     # An opposing piece of type u is threatened when a move of the type it fears, feared(u),
     # ends next to it.
-    o = 3 - 3 * side
     threatened = 0
-    for u in range(3):
+    for u in (0, 1, 2):
         bits = bb[o + u]
         reaching = dests[(u + 1) % 3]
         while bits:
@@ -96,23 +153,8 @@ def features(pos: Position, side: int) -> list[int]:
             bits ^= low
             if N8[low.bit_length() - 1] & reaching:
                 threatened += 1
-
-    holders_safe = holders_scared = scared = trapped = blocked = dist = 0
-    for i, t in pieces:
-        reach = pos.reach(i)
-        if not reach:
-            blocked += 1
-        dist += HOLE_DIST_TABLE[t][i]
-        if danger[t] >> i & 1:
-            scared += 1
-            if all(danger[t] >> s & 1 for s in reach):
-                trapped += 1
-            if HOLE_MASK >> i & 1:
-                holders_scared += 1
-        elif HOLE_MASK >> i & 1:
-            holders_safe += 1
-
-    guard = sum(1 for h in HOLES if cells[h] < 0 and N8[h] & own)
+    vacant_holes = HOLE_MASK & ~occupied
+    guard = sum(1 for h in HOLES if vacant_holes >> h & 1 and N8[h] & own)
     return [
         int(holes >= 1),
         int(holes >= 2),
@@ -123,21 +165,49 @@ def features(pos: Position, side: int) -> list[int]:
         scared,
         trapped,
         threatened,
-        len(moves),
+        mobility,
         dist,
         guard,
         (own & _CENTRE_MASK).bit_count(),
         blocked,
-        int(pos.side == side),
+        int(to_move == side),
     ]
+
+
+def side_features(pos: Position) -> tuple[list[int], list[int]]:
+    """``(h(s, white), h(s, black))``: the 15 raw features of §12.2 for both sides."""
+    bb = pos.bb
+    occupied = bb[0] | bb[1] | bb[2] | bb[3] | bb[4] | bb[5]
+    return _side(bb, occupied, 0, pos.side), _side(bb, occupied, 1, pos.side)
+
+
+def features(pos: Position, side: int) -> list[int]:
+    """``h(s, side)``: the 15 raw features of §12.2, in :data:`FEATURES` order."""
+    return side_features(pos)[side]
 
 
 def feature_vector(pos: Position, side: int) -> list[int]:
     """``φ(s, side) = h(s, side) − h(s, opponent)``."""
-    mine, theirs = features(pos, side), features(pos, side ^ 1)
+    white, black = side_features(pos)
+    mine, theirs = (white, black) if side == 0 else (black, white)
     return [a - b for a, b in zip(mine, theirs, strict=True)]
+
+
+_PHI_CACHE: dict[int, tuple[int, ...]] = {}
+"""White's ``φ`` by position key (placement and side to move): features do not depend on
+the weights, so every search of a process shares it (two agents of a tuning match, the
+next move's search, the next iteration's games)."""
+PHI_CACHE_LIMIT: Final = 1_000_000
+"""Entries kept before the cache starts afresh (about 0.3 GB at most)."""
 
 
 def evaluate(pos: Position, side: int, weights: Sequence[int] = DEFAULT_WEIGHTS) -> int:
     """``E_w(s, side) = Σ_k w_k · φ_k(s, side)``."""
-    return sum(w * f for w, f in zip(weights, feature_vector(pos, side), strict=True))
+    phi = _PHI_CACHE.get(pos.key)
+    if phi is None:
+        if len(_PHI_CACHE) >= PHI_CACHE_LIMIT:
+            _PHI_CACHE.clear()
+        white, black = side_features(pos)
+        phi = _PHI_CACHE[pos.key] = tuple(a - b for a, b in zip(white, black, strict=True))
+    value = sum(w * f for w, f in zip(weights, phi, strict=True))
+    return value if side == 0 else -value

@@ -22,6 +22,7 @@ from typing import Any
 
 from bots.barca.evaluation import DEFAULT_WEIGHTS, validate_weights
 from bots.barca.search import RootResult, search, search_timed
+from bots.barca.weights_file import load_weights
 from engine.barca import move_json
 from engine.barca.position import PASS, REPETITIONS_TO_CLAIM, Position
 
@@ -41,16 +42,18 @@ class Decision:
 
 class BarcaBot:
     """The evaluation-vector agent: negamax alpha-beta at ``depth`` (default 3) with integer
-    ``weights`` (default :data:`~bots.barca.evaluation.DEFAULT_WEIGHTS`); ``time_budget_s``
-    switches to iterative deepening within that many seconds per move (``depth`` is then the
-    deepest it goes). ``seed`` is accepted for the bot contract; the agent uses no randomness."""
+    ``weights`` (15 integers, or the name of a shipped weights file or a path to one, see
+    :mod:`bots.barca.weights_file`; default :data:`~bots.barca.evaluation.DEFAULT_WEIGHTS`);
+    ``time_budget_s`` switches to iterative deepening within that many seconds per move
+    (``depth`` is then the deepest it goes). ``seed`` is accepted for the bot contract; the
+    agent uses no randomness."""
 
     name = "barca"
     games = ("barca",)
     """The games this bot plays (``arena run`` offers a house bot only for these)."""
 
     def __init__(self, seed: int | None = None, depth: int = 3,
-                 weights: Sequence[int] | None = None,
+                 weights: Sequence[int] | str | None = None,
                  time_budget_s: float | None = None) -> None:
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
             raise ValueError(f"depth must be an integer of at least 1, not {depth!r}")
@@ -58,7 +61,9 @@ class BarcaBot:
             raise ValueError(f"time_budget_s must be positive, not {time_budget_s!r}")
         self.seed = seed
         self.depth = depth
-        self.weights = validate_weights(DEFAULT_WEIGHTS if weights is None else weights)
+        self.weights = (validate_weights(DEFAULT_WEIGHTS) if weights is None
+                        else load_weights(weights) if isinstance(weights, str)
+                        else validate_weights(weights))
         self.time_budget_s = time_budget_s
         self.last: Decision | None = None
 
@@ -76,24 +81,35 @@ class BarcaBot:
     def decide(self, pos: Position) -> dict[str, Any]:
         """The JSON action in ``pos`` (an ongoing game, history included; left unchanged).
         Records :attr:`last`."""
+        self.decide_move(pos)
+        assert self.last is not None
+        return self.last.action
+
+    def decide_move(self, pos: Position) -> tuple[int | None, bool]:
+        """The decision in ``pos`` on the fast core: ``(None, True)`` for a bare claim, else
+        ``(move, claim)`` (``move`` may be :data:`PASS`). Records :attr:`last` (its action
+        is the JSON form)."""
         start = time.perf_counter()
         if self.time_budget_s is None:
             result = search(pos, self.depth, self.weights)
         else:
             result = search_timed(pos, self.time_budget_s, self.depth, self.weights)
-        action = self._action(pos, result)
+        move, claim = claim_policy(pos, result)
+        action = (dict(_CLAIM) if move is None else dict(_PASS) if move == PASS
+                  else move_json(move, claim=claim))
         self.last = Decision(result, action, time.perf_counter() - start)
-        return action
+        return move, claim
 
-    @staticmethod
-    def _action(pos: Position, result: RootResult) -> dict[str, Any]:
-        """The claim policy of §12.3 on top of the search's choice."""
-        if pos.can_claim() and result.value < 0:
-            return dict(_CLAIM)
-        if result.move == PASS:
-            return dict(_PASS)
-        return move_json(result.move,
-                         claim=pos.count_after(result.move) >= REPETITIONS_TO_CLAIM)
+
+def claim_policy(pos: Position, result: RootResult) -> tuple[int | None, bool]:
+    """The claim policy of §12.3 on top of the search's choice: a bare claim (``None``)
+    when one is available and the best move's value is below 0; otherwise the move, with
+    ``claim`` when the position it makes has occurred 3 times (scored 0 on purpose)."""
+    if pos.can_claim() and result.value < 0:
+        return None, True
+    if result.move == PASS:
+        return PASS, False
+    return result.move, pos.count_after(result.move) >= REPETITIONS_TO_CLAIM
 
 
 class GreedyBarcaBot(BarcaBot):
@@ -101,6 +117,6 @@ class GreedyBarcaBot(BarcaBot):
 
     name = "greedy"
 
-    def __init__(self, seed: int | None = None, weights: Sequence[int] | None = None,
+    def __init__(self, seed: int | None = None, weights: Sequence[int] | str | None = None,
                  time_budget_s: float | None = None) -> None:
         super().__init__(seed, depth=1, weights=weights, time_budget_s=time_budget_s)

@@ -89,11 +89,14 @@ class GameResult:
 
 
 def play_game(game: Game, players: Sequence[Any], seed: int,
-              options: Mapping[str, Any] | None = None, max_turns: int = 100_000
-              ) -> GameResult:
-    """Play one game in-process, chance from :class:`FixedOrder` (``seed``)."""
+              options: Mapping[str, Any] | None = None, max_turns: int = 100_000,
+              opening: Sequence[Any] = ()) -> GameResult:
+    """Play one game in-process, chance from :class:`FixedOrder` (``seed``), after the
+    ``opening`` actions (each by the seat to move; not counted in ``turns``)."""
     seats = len(players)
     state = game.initial_state(seats, game.normalize_options(options))
+    for action in opening:
+        state = game.apply(state, {game.decision(state).seats[0]: action}).state
     chance = FixedOrder(seed)
     times: list[list[float]] = [[] for _ in players]
     cpu_times: list[list[float]] = [[] for _ in players]
@@ -147,6 +150,24 @@ class PairTask:
     index: int
     seed: int
     options: Mapping[str, Any] | None
+    opening: tuple[Any, ...] = ()
+    """Actions played before the bots take over, the same in both games of the pair."""
+
+
+def _barca_openings(count: int, seed: int) -> list[tuple[Any, ...]]:
+    """The self-play openings of rules/barca.md §12.4: 4 random plies, distinct, none
+    repeating a position or ending the game."""
+    from engine.barca import move_json
+    from tools.tune.barca_match import openings
+
+    return [tuple(move_json(m) for m in o) for o in openings(count, seed)]
+
+
+#: Games without chance whose deterministic bots need varied starts: ``(count, seed) →
+#: openings``, one per pair (a pair is then one opening with the seats swapped).
+OPENINGS: dict[str, Callable[[int, int], list[tuple[Any, ...]]]] = {
+    "barca": _barca_openings,
+}
 
 
 _MAKE_BOT: BotMaker | None = None  # set by run_pairs before the workers fork
@@ -162,16 +183,21 @@ def play_pair(task: PairTask, make_bot: BotMaker | None = None) -> tuple[PairTas
     for seating in ((a, b), (b, a)):
         players = [maker(spec, derive_seed(task.seed, seat, spec))
                    for seat, spec in enumerate(seating)]
-        out.append(play_game(registry.get(task.game), players, task.seed, task.options))
+        out.append(play_game(registry.get(task.game), players, task.seed, task.options,
+                             opening=task.opening))
     return task, out
 
 
 def pair_tasks(game: Game, agents: tuple[str, str], games: int, seed: int,
                options: Mapping[str, Any] | None = None) -> list[PairTask]:
-    """``ceil(games / 2)`` deals, each seeded from ``seed`` and its index."""
+    """``ceil(games / 2)`` deals, each seeded from ``seed`` and its index (with an opening
+    each, for the games of :data:`OPENINGS`)."""
     name = game.info.name
-    return [PairTask(name, agents, k, derive_seed(seed, name, "deal", k), options)
-            for k in range(math.ceil(games / 2))]
+    count = math.ceil(games / 2)
+    provider = OPENINGS.get(name)
+    starts = provider(count, seed) if provider is not None else [()] * count
+    return [PairTask(name, agents, k, derive_seed(seed, name, "deal", k), options, starts[k])
+            for k in range(count)]
 
 
 def run_pairs(tasks: Sequence[PairTask], make_bot: BotMaker, jobs: int = 1
@@ -290,9 +316,11 @@ def render(stats: DuplicateStats, settings: Mapping[str, Any]) -> str:
     def ci(pair: Sequence[float]) -> str:
         return f"[{100 * pair[0]:.1f}, {100 * pair[1]:.1f}]"
 
+    pair_kind = "opening" if settings["game"] in OPENINGS else "deal"
     lines = [
         f"arena bench strength {settings['game']} {a} {b}: {data['games']} games = "
-        f"{data['pairs']} duplicate pairs (same deal, seats swapped), seed {settings['seed']}",
+        f"{data['pairs']} duplicate pairs (same {pair_kind}, seats swapped), seed "
+        f"{settings['seed']}",
         f"  {a} vs {b}:  win {data['wins']} ({pct(data['win_share'])}, 95% CI "
         f"{ci(data['win_ci95'])})  draw {data['draws']} ({pct(data['draw_share'])})  "
         f"loss {data['losses']} ({pct(data['loss_share'])}, 95% CI {ci(data['loss_ci95'])})",

@@ -59,6 +59,7 @@ from tools.bench.tournament import (
     seatings,
     wilson,
 )
+from tools.commands.bot_options import parse_options
 
 HELP = "round robins between bots over all seatings: win/draw shares with 95% CIs"
 
@@ -98,16 +99,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def parse_agent(spec: str) -> tuple[str, dict[str, Any]]:
     """``"maxn:depth=4:prune=false"`` → ``("maxn", {"depth": 4, "prune": False})``."""
     name, *pairs = spec.split(":")
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise ValueError(f"agent option {pair!r} of {spec!r} is not key=value")
-        try:
-            options[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            options[key] = raw
-    return name, options
+    return name, parse_options(pairs, spec)
 
 
 def make_bot(spec: str, seed: int, game: str | None = None) -> Any:

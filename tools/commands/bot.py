@@ -25,6 +25,7 @@ from bots import registry as bots
 from clients.connection import DEFAULT_RECONNECT, NO_RECONNECT, ArenaError
 from clients.runner import BotRunner
 from server.logs import configure_logging
+from tools.commands.bot_options import parse_options
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -55,6 +56,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help='seek clock as JSON, e.g. \'{"initial_ms":60000,"increment_ms":1000}\'')
     p.add_argument("--options", default=None, help="seek options as a JSON object")
     p.add_argument("--seed", type=int, default=None, help="the bot's seed")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a constructor option of the bot, value read as JSON when it parses "
+                        "(repeatable), e.g. --option depth=2 --option time_budget_s=1.5")
+    p.add_argument("--weights", default=None, metavar="NAME|FILE",
+                   help="weights for a bot that takes them (barca: a shipped name such as "
+                        "tuned or start, or a file written by `arena tune barca`)")
     p.add_argument("--name-as", dest="display_name", default=None,
                    help="guest display name (without --token)")
     p.add_argument("--no-reconnect", action="store_true", help="stop when the connection drops")
@@ -87,11 +94,21 @@ def run(args: argparse.Namespace) -> int:
         print("arena bot: name at least one game with --game or --games", file=sys.stderr)
         return 2
     try:
+        options = parse_options(args.option)
+        if args.weights is not None:
+            options["weights"] = args.weights
         # One game named: a bot name may mean that game's own bot (Battle Line's greedy).
-        bot = bots.create(args.name, seed=args.seed, game=games[0] if len(games) == 1 else None)
+        bot = bots.create(args.name, seed=args.seed,
+                          game=games[0] if len(games) == 1 else None, **options)
     except bots.UnknownBot:
         print(f"arena bot: unknown bot {args.name!r}; available: {', '.join(bots.names())}",
               file=sys.stderr)
+        return 2
+    except TypeError as exc:  # an option the bot's constructor does not take
+        print(f"arena bot: {args.name} does not take these options: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:  # a malformed option, bad weights, a bad depth…
+        print(f"arena bot: {exc}", file=sys.stderr)
         return 2
     runner = BotRunner(
         bot, args.server, games=games, token=args.token,

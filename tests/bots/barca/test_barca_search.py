@@ -71,6 +71,27 @@ def test_claims_the_repetition_when_everything_else_loses() -> None:
     assert bot.last.result.value == 0
 
 
+def test_claims_a_bare_draw_when_every_move_is_worse() -> None:
+    # The same lost position, White to move, reached a third time; White left it by a
+    # different move each time, so no move makes a third occurrence (nothing scores 0) and
+    # every move is worth less than the draw: the agent claims without moving (§12.3).
+    s = play(state("1E7l/10/10/3e2e3/10/10/10/10/10/3m6 w 0"),
+             "b10-a10", "j10-i9", "a10-b10", "i9-j10", "b10-c10", "j10-i9", "c10-b10", "i9-j10")
+    pos = Position.from_state(s)
+    assert pos.count() == 3 and pos.can_claim()
+    values = child_values(pos, 3)
+    assert max(values.values()) < 0
+    assert max(pos.count_after(m) for m in values) == 2
+    bot = BarcaBot()
+    assert bot.choose(request(s)) == {"type": "claim"}
+    assert bot.last is not None and bot.last.result is not None
+    assert bot.last.result.value == max(values.values())
+    # With a move worth more than the draw the same agent plays on instead (the test above);
+    # and where no claim is available it must move even when losing.
+    fresh = play(state("1E7l/10/10/3e2e3/10/10/10/10/10/3m6 w 0"))
+    assert BarcaBot().choose(request(fresh))["type"] == "move"
+
+
 def test_terminal_values_prefer_the_faster_win() -> None:
     b9 = Position.from_bpn("10/10/5l4/4M5/10/10/3E2L3/10/10/9e w 0")
     result = search(b9, 3)

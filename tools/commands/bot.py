@@ -5,8 +5,11 @@
     arena bot random --game battleline --server ws://127.0.0.1:8765/ws --token TOKEN
     arena bot random --games battleline,chexers --encoding msgpack --max-matches 4 --seek
     arena bot deep-barca --ladder battleline --version 2 --seed-from 1 --token TOKEN
+    arena bot barca --game barca --bot-options '{"time_budget_s": 2}' --token TOKEN
 
-NAME is a registered bot (``bots.registry.names()``) or ``module:attribute``. The bot is
+NAME is a registered bot (``bots.registry.names()``) or ``module:attribute``;
+``--bot-options`` passes keyword arguments to its factory (a bad one is reported, not
+guessed at). The bot is
 offered for autoplay (the server seats it) unless ``--seek`` is given. Logs are structlog
 JSON lines on stderr, one per event (connected, match_start, match_end, errors, …).
 """
@@ -55,6 +58,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help='seek clock as JSON, e.g. \'{"initial_ms":60000,"increment_ms":1000}\'')
     p.add_argument("--options", default=None, help="seek options as a JSON object")
     p.add_argument("--seed", type=int, default=None, help="the bot's seed")
+    p.add_argument("--bot-options", default=None, metavar="JSON",
+                   help='keyword arguments for the bot as a JSON object, e.g. '
+                        '\'{"depth":2,"time_budget_s":2}\' for barca')
     p.add_argument("--name-as", dest="display_name", default=None,
                    help="guest display name (without --token)")
     p.add_argument("--no-reconnect", action="store_true", help="stop when the connection drops")
@@ -86,12 +92,20 @@ def run(args: argparse.Namespace) -> int:
     if not games:
         print("arena bot: name at least one game with --game or --games", file=sys.stderr)
         return 2
+    options = _json_arg(args.bot_options, "bot-options") or {}
+    if not isinstance(options, dict):
+        print("arena bot: --bot-options must be a JSON object", file=sys.stderr)
+        return 2
     try:
         # One game named: a bot name may mean that game's own bot (Battle Line's greedy).
-        bot = bots.create(args.name, seed=args.seed, game=games[0] if len(games) == 1 else None)
+        bot = bots.create(args.name, seed=args.seed, game=games[0] if len(games) == 1 else None,
+                          **options)
     except bots.UnknownBot:
         print(f"arena bot: unknown bot {args.name!r}; available: {', '.join(bots.names())}",
               file=sys.stderr)
+        return 2
+    except (TypeError, ValueError) as exc:
+        print(f"arena bot: bad --bot-options for {args.name!r}: {exc}", file=sys.stderr)
         return 2
     runner = BotRunner(
         bot, args.server, games=games, token=args.token,

@@ -24,6 +24,7 @@ import { LadderView } from "./ladder.js";
 export const HOUSE_BOTS = {
   battleline: [
     { account: "house-deep-barca-1", label: "Deep Barca", note: "search with formation analysis" },
+    { account: "house-greedy-1", label: "Greedy", note: "best immediate formation" },
     { account: "house-random-1", label: "Random", note: "any legal action" },
   ],
   chexers: [
@@ -33,6 +34,11 @@ export const HOUSE_BOTS = {
     { account: "house-offensive-1", label: "Offensive", note: "hunts the leader" },
     { account: "house-greedy-1", label: "Greedy", note: "best move one ply deep" },
     { account: "house-random-maxn-1", label: "Random max-n", note: "max-n with noise" },
+    { account: "house-random-1", label: "Random", note: "any legal action" },
+  ],
+  barca: [
+    { account: "house-barca-1", label: "Barca agent", note: "evaluation vector, alpha-beta 3 plies" },
+    { account: "house-greedy-1", label: "Greedy", note: "best evaluation one ply deep" },
     { account: "house-random-1", label: "Random", note: "any legal action" },
   ],
 };

@@ -127,8 +127,7 @@ export class GenericBoard extends MatchTable {
   }
 
   renderLog() {
-    return h("section", { class: "panel-box log" }, h("h3", {}, "Events · newest first"),
-      h("ol", { class: "log-list", reversed: true }, this.log.map((line) => h("li", {}, line)).reverse()));
+    return this.renderLogBox("Events · newest first");
   }
 }
 

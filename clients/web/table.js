@@ -8,7 +8,7 @@
 // clearSelection, eventLines(events) (log text) and render. Replays feed it positions with
 // showStep.
 
-import { h, clear } from "./dom.js";
+import { h, clear, formatClock } from "./dom.js";
 
 export class MatchTable {
   constructor(root, opts, rootClass) {
@@ -151,6 +151,21 @@ export class MatchTable {
     const tone = mine === null || draw ? "banner-neutral" : mine === 0 ? "banner-win" : "banner-loss";
     return h("div", { class: ["banner", tone], dataset: { outcome: outcome?.reason || "" } },
       h("strong", {}, text));
+  }
+
+  /** A turn-based game's clock text for `seat`: its bank, counting down while `acting` (the
+   *  seat the view names as the one to move) is that seat and the match goes on. */
+  turnClockText(seat, acting) {
+    if (!this.clocks) return "untimed";
+    let ms = this.clocks[seat];
+    if (acting === seat && !this.over && !this.replay) ms -= performance.now() - this.clockAt;
+    return formatClock(ms);
+  }
+
+  /** The log box (`this.log`), newest first so the latest line is in sight. */
+  renderLogBox(title) {
+    return h("section", { class: "panel-box log" }, h("h3", {}, title),
+      h("ol", { class: "log-list", reversed: true }, this.log.map((line) => h("li", {}, line)).reverse()));
   }
 
   /** Refresh only the clock texts (called a few times a second); boards give clockText. */

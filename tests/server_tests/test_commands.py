@@ -1,5 +1,5 @@
 """The server's ``arena`` subcommands: account, replay, and run (the main job, as a real
-subprocess with real house bot processes)."""
+subprocess with real house bot processes), and the house bots' processes and options."""
 
 from __future__ import annotations
 
@@ -19,6 +19,13 @@ from engine.rng import Rng
 from server.storage import MatchRow, SqliteStore
 from tests.server_tests.wsclient import WsClient, play_random
 from tools.cli import main
+from tools.commands.run import (
+    DEFAULT_HOUSE_BOTS,
+    HOUSE_BOT_OPTIONS,
+    HOUSE_GAMES,
+    house_bots,
+    house_processes,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,6 +73,34 @@ def test_replay_prints_a_finished_match_and_exports_json_without_seed(
     assert main(["replay", "zz", "--db", db]) == 1
 
 
+def test_house_bot_processes_play_each_game_with_the_bot_its_name_means() -> None:
+    """``greedy`` is a different bot per game: one process per bot, one account for all; the
+    search agents play only their own game; every process of an account shares its token."""
+    bots = house_bots(DEFAULT_HOUSE_BOTS)
+    for bot in bots:
+        bot.token = f"token-of-{bot.account}"
+    processes = house_processes(bots, list(HOUSE_GAMES))
+    played = {(p.account, p.bot, p.games) for p in processes}
+    assert {("house-greedy-1", "greedy", ("battleline",)),
+            ("house-greedy-1", "greedy", ("chexers",)),
+            ("house-greedy-1", "greedy", ("barca",)),
+            ("house-barca-1", "barca", ("barca",)),
+            ("house-deep-barca-1", "deep-barca", ("battleline",)),
+            ("house-maxn-1", "maxn", ("chexers",)),
+            ("house-random-1", "random", ("battleline", "chexers", "barca"))} <= played
+    assert all(p.token == f"token-of-{p.account}" for p in processes)
+    assert "barca" in HOUSE_GAMES and HOUSE_BOT_OPTIONS["barca"]["time_budget_s"] > 0
+
+
+def test_arena_bot_passes_bot_options_and_refuses_bad_ones(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--option`` reaches the bot's factory; a bad value stops before connecting."""
+    assert main(["bot", "barca", "--game", "barca", "--option", "depth=0"]) == 2
+    assert "depth must be an integer" in capsys.readouterr().err
+    assert main(["bot", "barca", "--game", "barca", "--option", "time_budget_s=-1"]) == 2
+    assert "time_budget_s must be positive" in capsys.readouterr().err
+
+
 async def test_arena_run_serves_with_house_bot_processes_and_stops_cleanly(
         tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -95,6 +130,26 @@ async def test_arena_run_serves_with_house_bot_processes_and_stops_cleanly(
             end = await play_random(client, start["match_id"], 5)
             assert len(end["outcome"]["ranks"]) == seats
             await client.close()
+        # Barca: the greedy baseline plays a whole match; the agent (2 s a move) is seated.
+        client = await WsClient.open(ws_url, "json")
+        await client.hello(name="visitor")
+        for bot in ("house-greedy-1", "house-barca-1"):
+            for _ in range(100):
+                ref = await client.send({"type": "play_bot", "game": "barca", "bot": bot})
+                start = await client.expect_reply(ref)
+                if start["type"] == "match_start":
+                    break
+                assert start["code"] == "not_found"
+                await asyncio.sleep(0.2)
+            assert [s["name"] for s in start["seats"]][1:] == [bot]
+            if bot == "house-greedy-1":
+                end = await play_random(client, start["match_id"], 6)
+            else:
+                await client.send({"type": "resign", "match_id": start["match_id"]})
+                end = await client.expect("match_end", match_id=start["match_id"])
+                assert end["outcome"]["reason"] == "resignation"
+            assert len(end["outcome"]["ranks"]) == 2
+        await client.close()
     finally:
         if process.returncode is None:
             process.send_signal(signal.SIGTERM)
@@ -103,7 +158,9 @@ async def test_arena_run_serves_with_house_bot_processes_and_stops_cleanly(
     store = SqliteStore(tmp_path / "run.sqlite3")
     try:
         assert {a.name for a in store.list_accounts()} >= {"house-random-1", "house-random-2",
-                                                          "house-maxn-1", "house-mp-mix-1"}
-        assert {m.game for m in store.list_matches(status="over")} == {"battleline", "chexers"}
+                                                          "house-maxn-1", "house-mp-mix-1",
+                                                          "house-barca-1", "house-greedy-1"}
+        assert {m.game for m in store.list_matches(status="over")} == {"battleline", "chexers",
+                                                                       "barca"}
     finally:
         store.close()

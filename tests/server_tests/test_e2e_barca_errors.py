@@ -11,7 +11,7 @@ from tests.server_tests.helpers import account_client, challenge_match
 from tests.server_tests.wsclient import WsClient
 
 
-def move(frm: str, to: str, **more: Any) -> dict[str, Any]:
+def move(frm: str, to: Any, **more: Any) -> dict[str, Any]:
     return {"type": "move", "from": frm, "to": to, **more}
 
 

@@ -9,6 +9,11 @@ Bots started:
 
 * ``house-random-1`` — the random bot, autoplay for Battle Line and Chexers (what the lobby's
   "Random" house bot is under ``arena run``'s naming);
+* ``house-barca-1`` and ``house-greedy-1`` — Barca's agent and its greedy baseline, autoplay
+  for Barca. Here the agent searches 2 plies (not ``arena run``'s 3 within 2 s, to keep the
+  browser tests quick) and both use the rule book's starting weights
+  (:data:`BARCA_TEST_WEIGHTS`), so their decisions are a pure function of the position that
+  a tuned default does not change: a Barca game in the browser tests plays the same way;
 * ``watch-*`` — slow random bots seeking Battle Line matches among themselves (a live
   bot-vs-bot match to spectate that lasts long enough to look at);
 * ``ladder-*`` — random bots on the Battle Line ladder (a leaderboard and rating histories).
@@ -27,6 +32,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from bots.barca.agents import BarcaBot, GreedyBarcaBot
 from bots.random_bot import RandomBot
 from clients import BotRunner
 from clients.connection import ReconnectPolicy
@@ -35,6 +41,8 @@ from server.ladder import LadderSettings
 from server.storage import SqliteStore
 
 T = TypeVar("T")
+#: The Barca agent's starting weights (shared/rules/barca.md §12.2), pinned for the tests.
+BARCA_TEST_WEIGHTS = (100, 250, 400, 30, 60, -40, -30, -20, 15, 1, -10, 20, 5, -5, 10)
 FAST_RECONNECT = ReconnectPolicy(initial_delay=0.05, max_delay=0.5, max_attempts=50)
 
 
@@ -81,6 +89,10 @@ class WebArena:
         url = self.server.ws_url
         self._bot("house-random-1", RandomBot(seed=11), url, games=["battleline", "chexers"],
                   max_matches=16)
+        self._bot("house-barca-1", BarcaBot(depth=2, weights=BARCA_TEST_WEIGHTS), url,
+                  games=["barca"], max_matches=4)
+        self._bot("house-greedy-1", GreedyBarcaBot(weights=BARCA_TEST_WEIGHTS), url,
+                  games=["barca"], max_matches=4)
         for n in range(2):
             self._bot(f"watch-{n + 1}", SlowRandomBot(seed=20 + n, delay_s=0.25), url,
                       games=["battleline"], mode="seek", max_matches=1,

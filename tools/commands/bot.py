@@ -5,8 +5,11 @@
     arena bot random --game battleline --server ws://127.0.0.1:8765/ws --token TOKEN
     arena bot random --games battleline,chexers --encoding msgpack --max-matches 4 --seek
     arena bot deep-barca --ladder battleline --version 2 --seed-from 1 --token TOKEN
+    arena bot barca --game barca --option time_budget_s=2 --weights tuned --token TOKEN
 
-NAME is a registered bot (``bots.registry.names()``) or ``module:attribute``. The bot is
+NAME is a registered bot (``bots.registry.names()``) or ``module:attribute``;
+``--option KEY=VALUE`` (repeatable) passes a keyword argument to its factory, ``--weights``
+names the weights of a bot that takes them (a bad one is reported, not guessed at). The bot is
 offered for autoplay (the server seats it) unless ``--seek`` is given. Logs are structlog
 JSON lines on stderr, one per event (connected, match_start, match_end, errors, …).
 """

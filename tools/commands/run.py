@@ -11,7 +11,11 @@ third-party bot, prints the address, and runs until SIGINT/SIGTERM. Then it stop
 (SIGTERM, then SIGKILL after a few seconds), closes the server and flushes the store.
 A house bot process that exits unexpectedly is restarted (with a growing delay). A bot whose
 class declares ``games`` (the Chexers search bots: ``games = ("chexers",)``) is offered only
-for those.
+for those. A name that means a different bot per game (``greedy``: each game's greedy
+baseline, ``bots.registry``) runs one process per bot, all under the one account, so
+``house-greedy-1`` plays Battle Line, Chexers and Barca. :data:`HOUSE_BOT_OPTIONS` holds the
+keyword arguments a house bot is started with (``--option``): the Barca agent searches
+3 plies within a 2 s budget per move.
 """
 
 from __future__ import annotations
@@ -19,11 +23,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import structlog
 
@@ -36,11 +42,16 @@ from server.storage import SqliteStore, Store
 
 log = structlog.get_logger("arena.run")
 
-HOUSE_GAMES = ("battleline", "chexers")
-#: Two random bots (so a three-seat Chexers match against the house has distinct bots) and the
-#: Chexers search agents of the seed report, and Deep Barca (Battle Line).
+HOUSE_GAMES = ("battleline", "chexers", "barca")
+#: Two random bots (so a three-seat Chexers match against the house has distinct bots), each
+#: game's greedy baseline, the Chexers search agents of the seed report, Deep Barca (Battle
+#: Line) and the Barca agent (the evaluation vector, Barca).
 DEFAULT_HOUSE_BOTS = ("random,random,greedy,maxn,random-maxn,paranoid,offensive,mp-mix,"
-                      "deep-barca")
+                      "deep-barca,barca")
+#: Keyword arguments for house bots by name. The Barca agent's depth-3 search takes seconds
+#: in busy positions, and one bot process thinks for all its matches in turn: a budget per
+#: move (iterative deepening, up to its default depth) keeps a person's wait short.
+HOUSE_BOT_OPTIONS: dict[str, dict[str, Any]] = {"barca": {"time_budget_s": 2.0}}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -61,6 +72,7 @@ class HouseBot:
     token: str = ""
     process: asyncio.subprocess.Process | None = None
     restarts: int = 0
+    games: tuple[str, ...] = ()   # what its process plays (``arena run``)
 
 
 def house_bots(spec: str) -> list[HouseBot]:
@@ -83,27 +95,43 @@ def ensure_accounts(store: Store, bots: list[HouseBot]) -> None:
             bot.token = store.rotate_token(bot.account)
 
 
-def games_for(bot: str, games: list[str]) -> list[str]:
-    """The games of ``games`` that bot ``bot`` plays: all, unless its factory declares
-    ``games``."""
-    try:
-        supported = getattr(bot_registry.get(bot), "games", None)
-    except bot_registry.UnknownBot:
-        return games
-    return games if supported is None else [g for g in games if g in supported]
+def game_groups(bot: str, games: list[str]) -> list[list[str]]:
+    """The games of ``games`` that bot ``bot`` plays, grouped by the bot its name means for
+    each (``greedy`` is one bot for Chexers, another for Barca): one process per group. A
+    game is left out when that bot's factory declares ``games`` without it; an unknown name
+    keeps every game (its process reports the name and is restarted like any failure)."""
+    groups: dict[Any, list[str]] = {}
+    for game in games:
+        try:
+            factory: Any = bot_registry.get(bot, game)
+        except bot_registry.UnknownBot:
+            factory = None
+        supported = getattr(factory, "games", None)
+        if supported is None or game in supported:
+            groups.setdefault(factory, []).append(game)
+    return list(groups.values())
 
 
-async def start_bot(bot: HouseBot, ws_url: str, games: list[str], matches: int,
-                    log_level: str) -> None:
+def house_processes(bots: list[HouseBot], games: list[str]) -> list[HouseBot]:
+    """One :class:`HouseBot` per process to start: each of ``bots`` (with its token) once per
+    group of :func:`game_groups`, with that group's ``games``."""
+    return [replace(bot, games=tuple(group))
+            for bot in bots for group in game_groups(bot.bot, games)]
+
+
+async def start_bot(bot: HouseBot, ws_url: str, matches: int, log_level: str) -> None:
+    options = HOUSE_BOT_OPTIONS.get(bot.bot)
     bot.process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tools.cli", "bot", bot.bot, "--autoplay",
-        "--games", ",".join(games), "--max-matches", str(matches), f"--token={bot.token}",
+        "--games", ",".join(bot.games), "--max-matches", str(matches), f"--token={bot.token}",
         "--server", ws_url, "--log-level", "warning" if log_level == "info" else log_level,
+        *(f"--option={key}={json.dumps(value)}" for key, value in (options or {}).items()),
         stdin=asyncio.subprocess.DEVNULL,
         # The bot's own JSON logs go to our stderr, one line per event.
         stdout=asyncio.subprocess.DEVNULL, stderr=None,
         start_new_session=True)  # Ctrl-C reaches us; we stop the bots ourselves
-    log.info("house_bot_started", account=bot.account, bot=bot.bot, pid=bot.process.pid)
+    log.info("house_bot_started", account=bot.account, bot=bot.bot, games=list(bot.games),
+             pid=bot.process.pid)
 
 
 async def keep_running(bot: HouseBot, start: Callable[[], Awaitable[None]], event: str
@@ -120,10 +148,9 @@ async def keep_running(bot: HouseBot, start: Callable[[], Awaitable[None]], even
         await asyncio.sleep(delay)
 
 
-async def supervise(bot: HouseBot, ws_url: str, games: list[str], matches: int,
-                    log_level: str) -> None:
-    """Keep one house bot running: restart it if it exits."""
-    await keep_running(bot, lambda: start_bot(bot, ws_url, games, matches, log_level),
+async def supervise(bot: HouseBot, ws_url: str, matches: int, log_level: str) -> None:
+    """Keep one house bot process running: restart it if it exits."""
+    await keep_running(bot, lambda: start_bot(bot, ws_url, matches, log_level),
                        "house_bot_exited")
 
 
@@ -148,15 +175,14 @@ async def run_main_job(args: argparse.Namespace) -> int:
     known = available_names()
     games = [g for g in args.bot_games.split(",") if g in known]
     supervisors: list[asyncio.Task[None]] = []
+    processes: list[HouseBot] = []
     try:
         await asyncio.to_thread(ensure_accounts, store, bots)
         await server.start(args.host, args.port)
-        for bot in bots:
-            its_games = games_for(bot.bot, games)
-            if its_games:
-                supervisors.append(asyncio.create_task(
-                    supervise(bot, server.ws_url, its_games, args.bot_matches,
-                              args.log_level)))
+        processes = house_processes(bots, games)
+        for process in processes:
+            supervisors.append(asyncio.create_task(
+                supervise(process, server.ws_url, args.bot_matches, args.log_level)))
         tune_gc()
         print(f"Tabletop Arena serving on {server.http_url} — {server.ws_url}", flush=True)
         print(f"house bots: {', '.join(b.account for b in bots) or 'none'} "
@@ -167,7 +193,7 @@ async def run_main_job(args: argparse.Namespace) -> int:
         for task in supervisors:
             task.cancel()
         await asyncio.gather(*supervisors, return_exceptions=True)
-        await asyncio.gather(*(stop_bot(b) for b in bots))
+        await asyncio.gather(*(stop_bot(b) for b in processes))
         await server.close()
         store.close()
     return 0

@@ -7,7 +7,7 @@
 // of your pieces that has a legal action, then a highlighted hex (or the exit arrow).
 // Shapes: engine/chexers/__init__.py.
 
-import { h, s, formatClock, confirmButton } from "../dom.js";
+import { h, s, confirmButton } from "../dom.js";
 import { MatchTable } from "../table.js";
 
 export const COLOURS = ["red", "green", "blue"];
@@ -129,11 +129,7 @@ export class ChexersBoard extends MatchTable {
   }
 
   clockText(seat) {
-    if (!this.clocks) return "untimed";
-    let ms = this.clocks[seat];
-    const live = !this.over && this.view.to_move_seat !== null && this.view.to_move_seat !== undefined;
-    if (live && this.view.to_move_seat === seat && !this.replay) ms -= performance.now() - this.clockAt;
-    return formatClock(ms);
+    return this.turnClockText(seat, this.view.to_move_seat);
   }
 
   render() {
@@ -257,8 +253,7 @@ export class ChexersBoard extends MatchTable {
   }
 
   renderLog() {
-    return h("section", { class: "panel-box log" }, h("h3", {}, "Moves · newest first"),
-      h("ol", { class: "log-list", reversed: true }, this.log.map((line) => h("li", {}, line)).reverse()));
+    return this.renderLogBox("Moves · newest first");
   }
 }
 

@@ -51,7 +51,13 @@ def house_lineup() -> dict[str, list[tuple[str, str]]]:
                        ("deep-barca", "deep-barca")],
         "chexers": [("random", "random"), ("greedy", "greedy"), ("maxn", "maxn"),
                     ("paranoid", "paranoid"), ("mp-mix", "mp-mix")],
+        "barca": [("random", "random"), ("greedy", "greedy"), ("barca", "barca")],
     }
+
+
+#: Keyword arguments of ladder house bots (``arena bot --option``): the Barca agent searches
+#: at most 1 s a move, so a whole game fits the ladder clock (60 s + 1 s a move).
+LADDER_BOT_OPTIONS: dict[str, dict[str, Any]] = {"barca": {"time_budget_s": 1.0}}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -63,9 +69,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_server_arguments(run_p)
     run_p.add_argument("--house-bots", action="store_true",
                        help="put the house bots on the ladders (random, greedy, Deep Barca, "
-                            "the Chexers agents)")
-    run_p.add_argument("--games", default="battleline,chexers",
-                       help="ladders the house bots join (default battleline,chexers)")
+                            "the Chexers agents, the Barca agent)")
+    run_p.add_argument("--games", default="battleline,chexers,barca",
+                       help="ladders the house bots join (default battleline,chexers,barca)")
     run_p.add_argument("--bot-matches", type=int, default=2,
                        help="ladder matches each house bot plays at once (default 2)")
     run_p.add_argument("--clock", default=None,
@@ -174,8 +180,10 @@ def ladder_bots(games: list[str]) -> list[tuple[str, HouseBot]]:
 async def start_ladder_bot(game: str, bot: HouseBot, ws_url: str, matches: int,
                            log_level: str) -> None:
     name = bot.account.removeprefix(f"house-{game}-")
+    options = LADDER_BOT_OPTIONS.get(bot.bot, {})
     bot.process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tools.cli", "bot", bot.bot, "--ladder", game,
+        *(f"--option={key}={json.dumps(value)}" for key, value in options.items()),
         "--bot-name", name, "--version", "1", "--max-matches", str(matches),
         f"--token={bot.token}", "--server", ws_url,  # a token may start with "-"
         "--log-level", "warning" if log_level == "info" else log_level,

@@ -92,3 +92,13 @@ async def test_a_bot_that_ignores_its_token_is_told_so() -> None:
     assert "logged in as 'anon#" in detail(report, "connect")
     assert "not with the token in ARENA_TOKEN" in detail(report, "connect")
     assert all(r.passed is None for r in report.results[1:])
+
+
+async def test_the_barca_agent_passes_every_check_on_barca() -> None:
+    """check-bot drives Barca too: the house agent (depth 2, 1 s budget) passes all six."""
+    command = [str(ARENA), "bot", "barca", "--game", "{game}", "--server", "{server}",
+               "--token", "{token}", "--option", "depth=2", "--option", "time_budget_s=1",
+               "--log-level", "warning"]
+    report = await check_bot(command, CheckSettings(game="barca", seed=4))
+    assert verdicts(report) == dict.fromkeys(CHECKS, True), report.text()
+    assert report.text().endswith("6 of 6 checks passed")

@@ -1,5 +1,6 @@
 """The real games over a real server: complete Battle Line, Chexers and Barca matches over JSON
-and msgpack, with a spectator; and the leak test over many seeded Battle Line matches."""
+and msgpack, with a spectator (no Barca message carries the match's seed); and the leak test
+over many seeded Battle Line matches."""
 
 from __future__ import annotations
 
@@ -68,6 +69,9 @@ async def test_two_bots_play_a_complete_barca_match(server: ArenaServer, encodin
     watcher = await WsClient.open(server.ws_url, encoding)
     await watcher.hello(name="watcher")
     match_id = await challenge_match(a, [b], "barca")
+    live = server.find_match(match_id)
+    assert live is not None
+    seed = live.runner.match.seed
     ref = await watcher.send({"type": "spectate", "match_id": match_id})
     start = await watcher.expect_reply(ref)
     assert start["your_seat"] is None
@@ -80,6 +84,12 @@ async def test_two_bots_play_a_complete_barca_match(server: ArenaServer, encodin
     ref = await a.send({"type": "get_replay", "match_id": match_id})
     replay = await a.expect_reply(ref)
     assert replay["status"] == "over" and len(replay["log"]) == len(replay["steps"]) > 0
+    # Barca hides nothing but the match's seed, which reaches no seat and no spectator.
+    for client in (a, b, watcher):
+        assert client.received
+        for message in client.received:
+            assert seed not in strings_and_ints(message)[1], message
+            assert str(seed) not in json.dumps(message), message
 
 
 # ---- the leak test ---------------------------------------------------------------------------

@@ -197,7 +197,7 @@ class IncrementalPosition(Position):
 
     def apply(self, move: int) -> None:
         """:meth:`Position.apply`, then the caches' repair of §12.6 (module docstring)."""
-        super().apply(move)
+        Position.apply(self, move)
         if move == PASS:
             self._log.append(None)
             return
@@ -208,8 +208,12 @@ class IncrementalPosition(Position):
         bit_y = _BIT[y]
         reach = self._reach
         block = self._block
+        valid = self._valid
+        stat = self._stat
+        lists = self._list
         forced = self._forced
-        saved = [self._save(x), self._save(y)]
+        # y was vacant, and vacant squares hold zeros (as x will): what undo puts back there.
+        saved = [self._save(x), (y, 0, 0, 0, CALM_CODE, None)]
 
         # 1. Danger counters of the opposing type that fears the mover (bit-sliced: minus one
         # on N8(x), a borrow where the count was 2; plus one on N8(y), a carry where it is 1).
@@ -230,11 +234,11 @@ class IncrementalPosition(Position):
         self._log.append((c, old_ones, old_twos, forced[0], forced[1], saved))
 
         # 2. The mover: cleared at x, rebuilt at y.
-        if self._stat[x] == FORCED_CODE:
+        if stat[x] == FORCED_CODE:
             forced[m // 3] ^= bit_x
-        reach[x] = block[x] = self._valid[x] = 0
-        self._stat[x] = CALM_CODE
-        self._list[x] = None
+        reach[x] = block[x] = valid[x] = 0
+        stat[x] = CALM_CODE
+        lists[x] = None
         self._scan(y, m % 3)
         self._refilter(y, m)
 
@@ -255,7 +259,7 @@ class IncrementalPosition(Position):
             code = cells[q]
             if not (extend or cut or (code == c and delta & (r | low))):
                 continue
-            saved.append((q, r, b, self._valid[q], self._stat[q], self._list[q]))
+            saved.append((q, r, b, valid[q], stat[q], lists[q]))
             if extend or cut:
                 on_ray = _ON_RAY[code % 3][q]
                 if extend:  # the blocker left: the ray now runs on from x
@@ -275,7 +279,7 @@ class IncrementalPosition(Position):
 
     def undo(self) -> None:
         """:meth:`Position.undo`, and every cache restored to what it was before the move."""
-        super().undo()
+        Position.undo(self)
         entry = self._log.pop()
         if entry is None:
             return

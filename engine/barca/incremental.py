@@ -18,7 +18,7 @@ the move can have changed:
   type fears, so that ``danger`` is ``count > 0`` and stays right when two such animals cover a
   square. A code has two animals at most, so a counter is 0, 1 or 2: the 100 counters of a
   code are kept bit-sliced, as two bit sets ``ones`` and ``twos`` (count = ones + 2·twos), and
-  adding or removing an animal's ``N8`` is a few integer operations instead of 8 list updates;
+  moving an animal's ``N8`` is a few integer operations instead of 16 list updates;
   ``danger`` is ``ones | twos``;
 * per side, the bit set of its forced animals (the L1 flag is ``forced_mask(side) != 0``).
 

@@ -1,7 +1,7 @@
 """Barca — mice, lions and elephants race for the watering holes.
 
-Rules: ``shared/rules/barca.md`` (v1). Checked here against its test cases B1-B20 and its perft
-counts (38 / 1,404 / 66,286 / 3,046,014).
+Rules: ``shared/rules/barca.md`` (v1). Checked here against its test cases B1-B20 and B25 and
+its perft counts (38 / 1,404 / 66,286 / 3,046,014).
 
 =================  ============================================================================
 Seats              2: seat 0 ``white`` (moves first), seat 1 ``black``.
@@ -63,6 +63,24 @@ Fast API for search (no JSON on the hot path), :mod:`engine.barca.position`:
   a move with ``move_error(frm, to)``.
 * :func:`perft`, and the tables of :mod:`engine.barca.geometry` (``N8``, ``RAYS``, ``HOLES``,
   ``SQUARE_NAMES``/``SQUARE_INDEX``).
+
+Incremental move updates (rules §12.6), :mod:`engine.barca.incremental`:
+
+* :class:`~engine.barca.incremental.IncrementalPosition` — a ``Position`` (same calls, same
+  answers in the same order) that keeps per animal its visible rays and blockers, ``valid``
+  destinations and status, per piece code bit-sliced danger counters, and per side the forced
+  animals; ``apply`` repairs only the rays through the from/to squares and the animals whose
+  danger changed, ``undo`` restores from a per-move change log. For an evaluation it answers
+  ``legal_masks(side)`` (per legal mover: square, type, destination bit set, L1 applied),
+  ``reach_mask``, ``valid_mask``, ``status_code``, ``forced_mask``, ``danger_count`` without
+  generating moves; :func:`~engine.barca.incremental.move_features` gives MOBILITY,
+  SCARE_THREATS and HOLE_REACH (§12.2) from those masks. B25
+  (``tests/barca/test_incremental.py``) proves it equal to from-scratch generation.
+  ``arena bench engine --game barca`` times both cores (perft(4), random playouts, playouts
+  reading both sides' moves and statuses) and quotes the ratio. In CPython, move generation
+  alone (perft, playouts) is a little slower incremental than scratch — the scratch bitboard
+  generator is already cheap and the repair costs about as much — while reading both sides'
+  move sets and statuses at every position, as an evaluation does, is faster.
 """
 
 from engine.barca.game import Barca, move_json

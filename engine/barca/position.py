@@ -26,7 +26,7 @@ is available.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, Self
 
 from engine.barca import notation
 from engine.barca.geometry import (
@@ -157,17 +157,17 @@ class Position:
     # ---- construction and conversion ---------------------------------------------------------
 
     @classmethod
-    def start(cls) -> Position:
+    def start(cls) -> Self:
         return cls.from_bpn(notation.START_BPN)
 
     @classmethod
-    def from_bpn(cls, text: str) -> Position:
+    def from_bpn(cls, text: str) -> Self:
         """A position from BPN with a fresh history; raises :class:`BadNotation`."""
         cells, side, ply = notation.parse_bpn(text)
         return cls(cells, side, ply)
 
     @classmethod
-    def from_state(cls, state: Mapping[str, Any], *, with_history: bool = True) -> Position:
+    def from_state(cls, state: Mapping[str, Any], *, with_history: bool = True) -> Self:
         """The position of a JSON state of :class:`~engine.barca.game.Barca` (trusted).
         ``with_history=False`` leaves the history empty (for callers that keep their own)."""
         placement, letter, ply = state["bpn"].split(" ")

@@ -16,6 +16,11 @@ with the side-strength memo emptied before each pass (fresh positions rather tha
 sides turn after turn); ``claimable_flags`` (every flag of one seat, what a claim window
 costs) is timed per state and seat.
 
+For Barca, its two fast cores side by side (:mod:`tools.bench.barca_core`): perft(4) from the
+start, random playouts, and playouts reading both sides' moves and statuses at every position,
+on the from-scratch generator and on the incremental update of rules §12.6. The incremental
+rows quote ``speed ratio``, their median over the scratch row's (above 1: incremental faster).
+
 Each figure is the median of ``--repeat`` runs of ``--seconds`` each; every run replays the
 same seeds, so runs do identical work.
 """
@@ -24,7 +29,8 @@ from __future__ import annotations
 
 import argparse
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from engine import registry
@@ -42,11 +48,32 @@ from tools.bench.measure import (
     stderr_progress,
 )
 
-HELP = "random playouts per second per game; Battle Line claim proofs per second"
+HELP = ("random playouts per second per game; Battle Line claim proofs per second; Barca's "
+        "scratch and incremental cores compared")
 
 PROOF_SEEDS = 40
 """Random Battle Line games the claim situations are sampled from."""
 MAX_SITUATIONS = 2000
+
+
+@dataclass(frozen=True)
+class ComparedWorkload(Workload):
+    """A workload whose median is quoted against another one's (``baseline``, a workload name
+    of the same run) as ``speed ratio`` in its details."""
+
+    baseline: str = ""
+
+
+def quote_ratios(workloads: Sequence[Workload], results: Sequence[Result]) -> None:
+    """Add ``speed ratio`` (median / the baseline's median) and ``baseline`` to the details of
+    each compared workload's result whose baseline was measured too."""
+    by_name = {r.name: r for r in results}
+    for workload, result in zip(workloads, results, strict=True):
+        if isinstance(workload, ComparedWorkload):
+            base = by_name.get(workload.baseline)
+            if base is not None and base.median > 0:
+                result.details["speed ratio"] = round(result.median / base.median, 3)
+                result.details["baseline"] = base.name
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -70,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
                         f"({args.repeat} × {args.seconds:g} s)")
         results.append(measure(workload, args.repeat, args.seconds, args.warmup,
                                stderr_progress))
+    quote_ratios(workloads, results)
     if args.json:
         print_json("engine", results, {"repeat": args.repeat, "seconds": args.seconds,
                                        "warmup": args.warmup, "games": names})
@@ -232,7 +260,13 @@ def battleline_workloads(game: Game) -> list[Workload]:
     return workloads
 
 
+def barca_workloads(game: Game) -> list[Workload]:
+    from tools.bench import barca_core  # only when Barca is benchmarked
+    return barca_core.workloads()
+
+
 EXTRA_WORKLOADS: dict[str, Callable[[Game], list[Workload]]] = {
     "battleline": battleline_workloads,
+    "barca": barca_workloads,
 }
 """Game-specific workloads added after a game's playouts."""

@@ -197,8 +197,9 @@ _PHI_CACHE: dict[int, tuple[int, ...]] = {}
 """White's ``φ`` by position key (placement and side to move): features do not depend on
 the weights, so every search of a process shares it (two agents of a tuning match, the
 next move's search, the next iteration's games)."""
-PHI_CACHE_LIMIT: Final = 1_000_000
-"""Entries kept before the cache starts afresh (about 0.3 GB at most)."""
+PHI_CACHE_LIMIT: Final = 200_000
+"""Entries kept before the cache starts afresh (about 60 MB at most: a house bot process
+keeps it for its whole life)."""
 
 
 def evaluate(pos: Position, side: int, weights: Sequence[int] = DEFAULT_WEIGHTS) -> int:

@@ -20,9 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bots.barca.evaluation import DEFAULT_WEIGHTS, validate_weights
+from bots.barca.evaluation import validate_weights
 from bots.barca.search import RootResult, search, search_timed
-from bots.barca.weights_file import load_weights
+from bots.barca.weights_file import DEFAULT_NAME, load_weights
 from engine.barca import move_json
 from engine.barca.position import PASS, REPETITIONS_TO_CLAIM, Position
 
@@ -43,7 +43,8 @@ class Decision:
 class BarcaBot:
     """The evaluation-vector agent: negamax alpha-beta at ``depth`` (default 3) with integer
     ``weights`` (15 integers, or the name of a shipped weights file or a path to one, see
-    :mod:`bots.barca.weights_file`; default :data:`~bots.barca.evaluation.DEFAULT_WEIGHTS`);
+    :mod:`bots.barca.weights_file`; default ``tuned``, the weights ``arena tune barca`` found,
+    shipped in ``bots/barca/weights/tuned.json``; ``start`` is the rule book's §12.2);
     ``time_budget_s`` switches to iterative deepening within that many seconds per move
     (``depth`` is then the deepest it goes). ``seed`` is accepted for the bot contract; the
     agent uses no randomness."""
@@ -61,7 +62,7 @@ class BarcaBot:
             raise ValueError(f"time_budget_s must be positive, not {time_budget_s!r}")
         self.seed = seed
         self.depth = depth
-        self.weights = (validate_weights(DEFAULT_WEIGHTS) if weights is None
+        self.weights = (load_weights(DEFAULT_NAME) if weights is None
                         else load_weights(weights) if isinstance(weights, str)
                         else validate_weights(weights))
         self.time_budget_s = time_budget_s

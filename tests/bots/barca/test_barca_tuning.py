@@ -177,7 +177,7 @@ def test_game_pool_results_do_not_depend_on_workers() -> None:
 
 
 def test_weights_files_by_name_and_path(tmp_path: Path) -> None:
-    assert "start" in names()
+    assert {"start", "tuned"} <= set(names())
     assert load_weights("start") == DEFAULT_WEIGHTS
     path = tmp_path / "w.json"
     save_weights(path, OTHER, {"note": "test"})
@@ -248,13 +248,57 @@ def test_arena_bot_refuses_bad_weights_and_options_before_connecting() -> None:
 
 
 def test_arena_bench_strength_barca_plays_each_opening_in_both_colours() -> None:
-    code, stdout, stderr = _run("bench", "strength", "barca", "barca:depth=1",
-                                "barca:depth=1:weights=start", "-n", "6", "--json")
+    a, b = "barca:depth=1:weights=start", "greedy:weights=start"  # one agent, two names
+    code, stdout, stderr = _run("bench", "strength", "barca", a, b, "-n", "6", "--json")
     assert code == 0, stderr
     result = json.loads(stdout)["result"]
     assert result["games"] == 6 and result["pairs"] == 3
-    assert result["illegal_actions"] == {"barca:depth=1": 0, "barca:depth=1:weights=start": 0}
+    assert result["illegal_actions"] == {a: 0, b: 0}
     # Identical agents: each opening's two games mirror each other, so every pair splits.
     assert result["score"] == 0.5
-    assert result["pairs_split"] + result["pairs_won_both"] + result["pairs_lost_both"] == 3
-    assert set(result["decision_ms"]) == {"barca:depth=1", "barca:depth=1:weights=start"}
+    assert result["pairs_split"] == 3
+    assert set(result["decision_ms"]) == {a, b}
+
+
+SHIPPED_LOGS = sorted((Path(__file__).resolve().parents[3] / "bots" / "barca" / "weights"
+                       / "logs").glob("stage*.jsonl"))
+
+
+def _settings_of(header: dict, iterations: int) -> spsa.Settings:
+    """The settings a log's header records, with ``iterations``."""
+    raw = dict(header["settings"])
+    raw["start"] = tuple(raw["start"])
+    return spsa.Settings(iterations=iterations, **raw)
+
+
+def test_the_shipped_tuned_weights_come_from_the_shipped_logs() -> None:
+    """The tuning stages chain (each starts from the previous stage's best, the first from
+    the rule book's weights), ``tuned`` is the last stage's best, and every stage's first
+    iterations replay exactly from its logged settings."""
+    assert len(SHIPPED_LOGS) >= 1
+    start = list(DEFAULT_WEIGHTS)
+    for log in SHIPPED_LOGS:
+        records = _log(log)
+        assert records[0]["settings"]["start"] == start, log.name
+        checks = [r for r in records if "check" in r]
+        start = checks[-1]["best"]
+    assert list(load_weights("tuned")) == start
+
+
+@pytest.mark.parametrize("log", SHIPPED_LOGS, ids=lambda p: p.name)
+def test_a_shipped_tuning_log_replays_exactly(log: Path) -> None:
+    """Iteration 0 of every shipped stage, replayed from its logged settings with the tuner's
+    own steps, gives the logged Δ, m and θ number for number."""
+    records = _log(log)
+    settings = _settings_of(records[0], iterations=1)
+    first = records[1]
+    c_k, a_k = spsa.gains(0, settings)
+    delta = spsa.perturbation(0, settings.seed, len(FEATURES))
+    theta = list(settings.start)
+    plus = Agent(tuple(t + c_k * d for t, d in zip(theta, delta, strict=True)), settings.depth)
+    minus = Agent(tuple(t - c_k * d for t, d in zip(theta, delta, strict=True)), settings.depth)
+    with GamePool(2) as pool:
+        m, _ = play_match(plus, minus, openings(settings.openings, settings.seed), pool)
+    assert (first["k"], first["c_k"], first["a_k"], first["delta"], first["m"]) == (
+        0, c_k, a_k, delta, m)
+    assert first["theta"] == spsa.step(theta, delta, m, c_k, a_k)

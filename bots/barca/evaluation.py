@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from engine.barca.geometry import HOLE_MASK, HOLES, N8, NUM_SQUARES, RAYS, SIZE
-from engine.barca.position import Position
+from engine.barca.position import Position, danger_sets
 
 FEATURES: Final = (
     "HOLE_1", "HOLE_2", "WIN_NEXT", "HOLE_REACH", "HOLDERS_SAFE", "HOLDERS_SCARED", "SCARED",
@@ -98,16 +98,12 @@ def _side(bb: Sequence[int], occupied: int, side: int, to_move: int) -> list[int
     normal: list[tuple[int, int, int]] = []
     own = bb[own_code] | bb[own_code + 1] | bb[own_code + 2]
     holders_safe = holders_scared = scared = trapped = blocked = dist = 0
+    dangers = danger_sets(bb, side)
     for t in (0, 1, 2):
         bits = bb[own_code + t]
         if not bits:
             continue
-        feared = bb[o + (t + 1) % 3]
-        danger = 0
-        while feared:
-            low = feared & -feared
-            feared ^= low
-            danger |= N8[low.bit_length() - 1]
+        danger = dangers[t]
         dist_row = HOLE_DIST_TABLE[t]
         while bits:
             low = bits & -bits

@@ -110,7 +110,7 @@ def key_from_text(text: str) -> int:
     return key_of(notation.parse_placement(placement), "wb".index(letter))
 
 
-def _danger(bb: Sequence[int], side: int) -> tuple[int, int, int]:
+def danger_sets(bb: Sequence[int], side: int) -> tuple[int, int, int]:
     """Per type of ``side``'s pieces, the bit set of squares next to an opposing animal that
     type fears (§4 ``danger``)."""
     o = 3 - 3 * side  # first code of the opponent's pieces
@@ -212,7 +212,7 @@ class Position:
 
     def danger(self, side: int) -> tuple[int, int, int]:
         """Per type (mouse, lion, elephant) of ``side``'s animals, the bit set of ``danger``."""
-        return _danger(self.bb, side)
+        return danger_sets(self.bb, side)
 
     def reach(self, square: int) -> list[int]:
         """Vacant squares the animal on ``square`` can slide to, ignoring fear (§3)."""
@@ -229,7 +229,7 @@ class Position:
         """``"calm"``, ``"forced"`` or ``"trapped"`` for the animal on ``square`` (§4), as if
         its side were to move."""
         c = self.cells[square]
-        return self._status(_danger(self.bb, c // 3)[c % 3], square)
+        return self._status(danger_sets(self.bb, c // 3)[c % 3], square)
 
     def _status(self, danger: int, square: int) -> str:
         if not danger >> square & 1:
@@ -238,7 +238,7 @@ class Position:
 
     def statuses(self, side: int) -> dict[int, str]:
         """``square → status`` for every animal of ``side``, squares ascending."""
-        danger = _danger(self.bb, side)
+        danger = danger_sets(self.bb, side)
         out = {}
         for i, c in enumerate(self.cells):
             if c >= 0 and c // 3 == side:

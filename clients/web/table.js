@@ -5,8 +5,8 @@
 // and no event reducer lives in the browser.
 //
 // A game's board extends MatchTable and supplies copyView (its own view copy),
-// clearSelection, eventLines(events) (log text) and render. Replays feed it positions with
-// showStep.
+// clearSelection, eventLines(events) (log text) and render, and may narrow markable(ev) (which
+// action events `this.last`, the move to mark, keeps). Replays feed it positions with showStep.
 
 import { h, clear, formatClock } from "./dom.js";
 
@@ -28,6 +28,7 @@ export class MatchTable {
     this.clockAt = 0;
     this.seq = 0;
     this.over = null;        // match_end message
+    this.last = null;        // the last markable action event (see markable), for boards to mark
     this.status = "live";
     this.clearSelection();
     this.root.classList.add(rootClass);
@@ -90,6 +91,16 @@ export class MatchTable {
   /** What a board keeps of a step's events besides its view (the log; a last-move mark). */
   noteEvents(events) {
     this.addLog(this.eventLines(events));
+    this.markLast(events);
+  }
+
+  /** Whether an event is an action a board marks as "the last move" (boards may narrow it). */
+  markable(ev) {
+    return ev.type === "action";
+  }
+
+  markLast(events) {
+    for (const ev of events) if (this.markable(ev)) this.last = ev;
   }
 
   addLog(lines) {
@@ -177,6 +188,8 @@ export class MatchTable {
 
   /** A replay position: `step` = {view, seatViews, lines, events, outcome, seq}. */
   showStep(step) {
+    this.last = null;
+    this.markLast(step.events || []);
     this.seq = step.seq;
     this.log = step.lines;
     this.over = step.outcome ? { outcome: step.outcome } : null;

@@ -80,7 +80,6 @@ export function eventLines(events, seats, me) {
 export class BarcaBoard extends MatchTable {
   constructor(root, opts) {
     super(root, { game: "barca", ...opts }, "bc-root");
-    this.last = null;        // the last action event, to mark its squares
     this.claimMove = false;  // "Claim with my move" is on
   }
 
@@ -92,24 +91,14 @@ export class BarcaBoard extends MatchTable {
     return eventLines(events, this.seats, this.me);
   }
 
-  noteEvents(events) {
-    super.noteEvents(events);
-    this.markLast(events);
-  }
-
   onRequest(msg) {
     this.claimMove = false;
     super.onRequest(msg);
   }
 
-  showStep(step) {
-    this.last = null;
-    this.markLast(step.events || []);
-    super.showStep(step);
-  }
-
-  markLast(events) {
-    for (const ev of events) if (ev.type === "action" && ev.action.type === "move") this.last = ev;
+  /** Only moves are marked on the board (a pass or a bare claim leaves the last move). */
+  markable(ev) {
+    return ev.type === "action" && ev.action.type === "move";
   }
 
   /** The side drawn at the bottom: the viewer's own, White for spectators. */

@@ -90,7 +90,6 @@ export function eventLines(events, seats, me) {
 export class ChexersBoard extends MatchTable {
   constructor(root, opts) {
     super(root, { game: "chexers", ...opts }, "cx-root");
-    this.last = null;  // the last action, to mark on the board
   }
 
   clearSelection() {
@@ -99,22 +98,6 @@ export class ChexersBoard extends MatchTable {
 
   eventLines(events) {
     return eventLines(events, this.seats, this.me);
-  }
-
-  noteEvents(events) {
-    super.noteEvents(events);
-    this.markLast(events);
-  }
-
-  showStep(step) {
-    this.last = null;
-    this.markLast(step.events || []);
-    super.showStep(step);
-  }
-
-  /** Remember the step's action to mark its hexes on the board. */
-  markLast(events) {
-    for (const ev of events) if (ev.type === "action") this.last = ev;
   }
 
   pickPiece(hex) {

@@ -25,7 +25,7 @@ import math
 import multiprocessing
 import random
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
 from bots.barca.agents import BarcaBot
@@ -103,7 +103,8 @@ class GameTask:
 class GameRecord:
     """How a game went, from A's side: ``winner`` is ``"a"``, ``"b"`` or ``None`` (draw);
     ``reason`` the rules' reason (``holes``, ``claim``, ``fivefold``, ``ply_cap``);
-    ``plies`` played by the agents; ``score`` A's game score; decision wall times (s)."""
+    ``plies`` played by the agents; ``score`` A's game score; ``avg_a``, ``avg_b`` the mean
+    unbiased values of the draw score."""
 
     task: GameTask
     winner: str | None
@@ -112,13 +113,6 @@ class GameRecord:
     score: float
     avg_a: float
     avg_b: float
-    times_a: tuple[float, ...] = field(default=(), compare=False)
-    times_b: tuple[float, ...] = field(default=(), compare=False)
-
-    @property
-    def points_a(self) -> float:
-        """A's points: 1 for a win, ½ for a draw."""
-        return 1.0 if self.winner == "a" else 0.5 if self.winner is None else 0.0
 
 
 def draw_score(avg_a: float, avg_b: float) -> float:
@@ -134,7 +128,6 @@ def play_game(task: GameTask) -> GameRecord:
     pos = position_after(task.opening)
     sums = {0: 0.0, 1: 0.0}
     counts = {0: 0, 1: 0}
-    times: dict[int, list[float]] = {0: [], 1: []}
     plies = 0
     result: tuple[int, str] | None = None
     while result is None:
@@ -144,8 +137,6 @@ def play_game(task: GameTask) -> GameRecord:
         counts[side] += 1
         bot = bots[side]
         move, claim = bot.decide_move(pos)
-        assert bot.last is not None
-        times[side].append(bot.last.seconds)
         if move is None:  # a bare claim
             result = (DRAW, "claim")
             break
@@ -163,8 +154,7 @@ def play_game(task: GameTask) -> GameRecord:
     else:
         winner = "a" if winner_side == a else "b"
         score = C / plies if winner == "a" else -C / plies
-    return GameRecord(task, winner, reason, plies, score, avg_a, avg_b,
-                      tuple(times[a]), tuple(times[1 - a]))
+    return GameRecord(task, winner, reason, plies, score, avg_a, avg_b)
 
 
 def match_tasks(a: Agent, b: Agent, opening_set: Sequence[Opening]) -> list[GameTask]:

@@ -23,3 +23,9 @@ def parse_options(pairs: Iterable[str], where: str = "") -> dict[str, Any]:
         except json.JSONDecodeError:
             options[key] = raw
     return options
+
+
+def option_args(options: dict[str, Any] | None) -> list[str]:
+    """The ``arena bot`` arguments that pass ``options`` (the inverse of
+    :func:`parse_options`): ``{"time_budget_s": 2.0}`` → ``["--option=time_budget_s=2.0"]``."""
+    return [f"--option={key}={json.dumps(value)}" for key, value in (options or {}).items()]

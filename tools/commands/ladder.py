@@ -38,6 +38,7 @@ from server.ladder import DEFAULT_CLOCK, LadderSettings
 from server.ladder_book import DEFAULT_MIN_GAMES, LadderBook
 from server.logs import configure_logging
 from server.storage import SqliteStore
+from tools.commands.bot_options import option_args
 from tools.commands.run import HouseBot, ensure_accounts, keep_running, stop_bot
 
 log = structlog.get_logger("arena.ladder")
@@ -183,7 +184,7 @@ async def start_ladder_bot(game: str, bot: HouseBot, ws_url: str, matches: int,
     options = LADDER_BOT_OPTIONS.get(bot.bot, {})
     bot.process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tools.cli", "bot", bot.bot, "--ladder", game,
-        *(f"--option={key}={json.dumps(value)}" for key, value in options.items()),
+        *option_args(options),
         "--bot-name", name, "--version", "1", "--max-matches", str(matches),
         f"--token={bot.token}", "--server", ws_url,  # a token may start with "-"
         "--log-level", "warning" if log_level == "info" else log_level,

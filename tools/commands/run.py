@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import signal
 import sys
@@ -39,6 +38,7 @@ from server.commands.serve import add_server_arguments, wait_for_stop_signal
 from server.games import available_names
 from server.logs import configure_logging
 from server.storage import SqliteStore, Store
+from tools.commands.bot_options import option_args
 
 log = structlog.get_logger("arena.run")
 
@@ -125,7 +125,7 @@ async def start_bot(bot: HouseBot, ws_url: str, matches: int, log_level: str) ->
         sys.executable, "-m", "tools.cli", "bot", bot.bot, "--autoplay",
         "--games", ",".join(bot.games), "--max-matches", str(matches), f"--token={bot.token}",
         "--server", ws_url, "--log-level", "warning" if log_level == "info" else log_level,
-        *(f"--option={key}={json.dumps(value)}" for key, value in (options or {}).items()),
+        *option_args(options),
         stdin=asyncio.subprocess.DEVNULL,
         # The bot's own JSON logs go to our stderr, one line per event.
         stdout=asyncio.subprocess.DEVNULL, stderr=None,

@@ -94,17 +94,30 @@ def run(args: argparse.Namespace) -> int:
                      else "final check")
             progress.advance(1, note=f"{where}{m}")
 
+    for what, path in (("--log", log), ("--out", Path(args.out))):
+        if not path.parent.is_dir():  # refuse now, not after hours of games
+            print(f"arena tune: {what}: no directory {path.parent}", file=sys.stderr)
+            return 2
     began = time.monotonic()
     try:
         state = tune(settings, log, args.jobs, on_event)
     except LogMismatch as exc:
         print(f"arena tune: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        print(f"arena tune: cannot write the log: {exc}", file=sys.stderr)
+        return 1
     seconds = time.monotonic() - began
-    save_weights(args.out, state.best, {
-        "tuner": "spsa (rules/barca.md §12.5)", "log": str(log),
-        "settings": settings.identity() | {"iterations": settings.iterations},
-        "checks": state.checks, "accepted": state.accepted})
+    try:
+        save_weights(args.out, state.best, {
+            "tuner": "spsa (rules/barca.md §12.5)", "log": str(log),
+            "settings": settings.identity() | {"iterations": settings.iterations},
+            "checks": state.checks, "accepted": state.accepted})
+    except OSError as exc:
+        print(f"arena tune: cannot write {args.out}: {exc}; the log {log} holds the run: the "
+              "same command with another --out writes it without playing again",
+              file=sys.stderr)
+        return 1
     print(f"\narena tune barca: {state.k} iterations (this run {seconds:.0f} s), "
           f"{state.accepted}/{state.checks} checks accepted; log {log}")
     width = max(len(f) for f in FEATURES)

@@ -233,6 +233,9 @@ def test_arena_tune_barca_writes_a_weights_file_the_bot_loads(tmp_path: Path) ->
     assert code == 2 and "no weights named 'nope'" in stderr
     code, _, stderr = _run("tune", "barca", "-K", "0")
     assert code == 2 and "--iterations must be at least 1" in stderr
+    code, _, stderr = _run(*argv[:-2], "--out", str(tmp_path / "missing" / "w.json"))
+    assert code == 2 and "--out: no directory" in stderr
+    assert log.read_bytes() == before  # refused before touching the log
 
 
 def test_arena_bot_refuses_bad_weights_and_options_before_connecting() -> None:

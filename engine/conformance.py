@@ -13,8 +13,11 @@ What is checked (one function each, :data:`CHECKS` lists them):
 * :func:`check_terminates` — a random playout ends within ``budget.max_steps`` joint actions.
 * :func:`check_decisions` — decisions are well formed; an acting seat has non-empty, unique
   (by canonical JSON), sorted (by ``game.action_key``) legal actions that pass
-  ``check_action``; a seat that need not act has none; chance outcomes are non-empty, unique,
-  with positive integer weights; the unchecked fast path agrees with ``apply``.
+  ``check_action``, or, in a game that describes an action space (``info.actions ==
+  "space"``), a well-formed space (:func:`engine.spaces.check_space`) every sampled value of
+  which ``check_action`` accepts as it is, and no legal list; a seat that need not act has
+  neither; chance outcomes are non-empty, unique, with positive integer weights; the unchecked
+  fast path agrees with ``apply``.
 * :func:`check_json_round_trip` — ``json.loads(json.dumps(state)) == state`` at every checked
   position, and the round-tripped state continues identically (same transition, same events
   for every viewer); views and events are JSON too.
@@ -53,7 +56,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine import spaces
 from engine.core import (
+    ACTIONS_KINDS,
     CHANCE,
     TIMEOUT_RULES,
     Action,
@@ -78,6 +83,9 @@ GARBAGE_ACTIONS: tuple[Any, ...] = (None, 42, "x", {"type": 7}, [], 1.5, True)
 
 EXTRA_FIELD = "conformance_extra_field"
 """A field no game uses, added to a legal action to make it malformed."""
+
+SPACE_SAMPLES = 8
+"""Values drawn from an action space per checked position and seat."""
 
 
 @dataclass(frozen=True)
@@ -175,10 +183,10 @@ def playout(game: Game, seed: int, budget: Budget = DEFAULT_BUDGET, *,
         else:
             joint = {}
             for seat in decision.seats:
-                legal = game.legal_actions(state, seat)
-                _require(bool(legal), f"{game.info.name} seed={seed} step={index}: seat {seat} "
-                                      "must act but has no legal action")
-                joint[seat] = policies[seat](game.view(state, seat), legal, seat)
+                choices = _choices(game, state, seat)
+                _require(bool(choices), f"{game.info.name} seed={seed} step={index}: seat "
+                                        f"{seat} must act but has no legal action")
+                joint[seat] = policies[seat](game.view(state, seat), choices, seat)
         transition = game.apply(state, joint)
         if before is not None and canonical_json(state) != before:
             culprit = _mutating_call(game, json.loads(before), joint)
@@ -234,8 +242,22 @@ def check_decisions(game: Game, seed: int, budget: Budget = DEFAULT_BUDGET) -> N
         _require(all(0 <= s < p.num_seats for s in decision.seats)
                  and len(set(decision.seats)) == len(decision.seats),
                  f"{where}: decision names invalid or repeated seats {decision.seats}")
+        _require(game.info.actions in ACTIONS_KINDS,
+                 f"{where}: info.actions must be one of {ACTIONS_KINDS}")
         for seat in range(p.num_seats):
             legal = game.legal_actions(state, seat)
+            space = game.action_space(state, seat)
+            if game.info.actions == "space":
+                _require(legal == [], f"{where}: a game with an action space lists no legal "
+                                      f"actions, but seat {seat} has {_short(legal)}")
+                if seat in decision.seats:
+                    _check_space(game, state, seat, space, Rng(seed).fork(f"space-{i}"), where)
+                else:
+                    _require(space is None, f"{where}: seat {seat} need not act but has an "
+                                            "action space")
+                continue
+            _require(space is None, f"{where}: a game that lists its actions has no action "
+                                    f"space, but seat {seat} has {_short(space)}")
             if seat in decision.seats:
                 _check_legal_list(game, state, seat, legal, where)
             else:
@@ -333,6 +355,8 @@ def check_notation(game: Game, seed: int, budget: Budget = DEFAULT_BUDGET) -> No
         for seat in range(p.num_seats):
             _require(game.legal_actions(parsed, seat) == game.legal_actions(state, seat),
                      f"{context} gives seat {seat} different legal actions")
+            _require(game.action_space(parsed, seat) == game.action_space(state, seat),
+                     f"{context} gives seat {seat} a different action space")
         _require(_outcome_json(game, parsed) == _outcome_json(game, state),
                  f"{context} has a different outcome")
         if step is not None:
@@ -379,6 +403,10 @@ def check_views(game: Game, seed: int, budget: Budget = DEFAULT_BUDGET) -> None:
                          f"{_who(viewer)} ({_differences(state, other)})")
                 if viewer is not None:
                     a, b = game.legal_actions(state, viewer), game.legal_actions(other, viewer)
+                    _require(game.action_space(state, viewer)
+                             == game.action_space(other, viewer),
+                             f"{where}: the action space of seat {viewer} depends on "
+                             "information hidden from it")
                     _require(a == b, f"{where}: the legal actions of seat {viewer} depend on "
                                      f"information hidden from it: {_difference(a, b)}")
             findings = leak_probe(game, state, viewer, rng, budget.resamples)
@@ -428,6 +456,7 @@ def check_no_mutation(game: Game, seed: int, budget: Budget = DEFAULT_BUDGET) ->
         ]
         for seat in range(p.num_seats):
             calls.append((f"legal_actions(seat {seat})", _bind(game.legal_actions, seat)))
+            calls.append((f"action_space(seat {seat})", _bind(game.action_space, seat)))
         for viewer in _viewers(p.num_seats):
             calls.append((f"view({_who(viewer)})", _bind(game.view, viewer)))
             calls.append((f"resample_hidden({_who(viewer)})",
@@ -468,7 +497,7 @@ def check_action_errors(game: Game, seed: int, budget: Budget = DEFAULT_BUDGET) 
         for seat in decision.seats:
             assert step is not None  # a position where seats act is never the last one
             others = {s: a for s, a in step.joint.items() if s != seat}
-            legal = game.legal_actions(state, seat)
+            legal = _examples(game, state, seat, Rng(seed).fork(f"examples-{i}"))
             legal_keys = {canonical_json(a) for a in legal}
             garbage = [g for g in GARBAGE_ACTIONS if canonical_json(g) not in legal_keys]
             garbage += [{**a, EXTRA_FIELD: 1} for a in legal[:3] if isinstance(a, dict)]
@@ -548,12 +577,15 @@ def check_outcome(game: Game, seed: int, budget: Budget = DEFAULT_BUDGET) -> Non
         for seat in range(p.num_seats):
             _require(game.legal_actions(state, seat) == [],
                      f"{where}: seat {seat} has legal actions in a finished game")
+            _require(game.action_space(state, seat) is None,
+                     f"{where}: seat {seat} has an action space in a finished game")
 
 
 def check_timeout(game: Game, seed: int, budget: Budget = DEFAULT_BUDGET) -> None:
     """``info.timeout`` is one of :data:`~engine.core.TIMEOUT_RULES`. For ``"default"``:
     at every step, each seat that must act has a default action that is legal (in
-    ``legal_actions``), canonical (``parse_action`` leaves it as is) and JSON; at the checked
+    ``legal_actions``, or a value of its action space that ``check_action`` accepts),
+    canonical (``parse_action`` leaves it as is) and JSON; at the checked
     positions it does not change when what the seat cannot see is resampled (a default may
     only use what the seat knows: it is applied as if the seat had sent it)."""
     rule = game.info.timeout
@@ -573,9 +605,16 @@ def check_timeout(game: Game, seed: int, budget: Budget = DEFAULT_BUDGET) -> Non
                 raise AssertionError(f"{where}: the game's timeout is a default action, but "
                                      f"default_action for seat {seat} raised {exc!r}") from exc
             _require_json(action, f"{where}: the default action of seat {seat}")
-            legal = game.legal_actions(step.state, seat)
-            _require(action in legal, f"{where}: the default action {_short(action)} of seat "
-                                      f"{seat} is not one of its legal actions")
+            if game.info.actions == "space":
+                space = game.action_space(step.state, seat)
+                _require(space is not None and spaces.contains(space, action),
+                         f"{where}: the default action {_short(action)} of seat {seat} is not "
+                         "in its action space")
+                game.check_action(step.state, seat, action)
+            else:
+                legal = game.legal_actions(step.state, seat)
+                _require(action in legal, f"{where}: the default action {_short(action)} of "
+                                          f"seat {seat} is not one of its legal actions")
             _require(game.parse_action(action) == action,
                      f"{where}: the default action {_short(action)} of seat {seat} is not "
                      "canonical (parse_action changes it)")
@@ -731,6 +770,48 @@ def _check_legal_list(game: Game, state: State, seat: int, legal: list[Action],
         canonical = game.check_action(state, seat, json.loads(json.dumps(action)))
         _require(canonical == action, f"{where}: check_action changes legal action "
                                       f"{_short(action)} into {_short(canonical)}")
+
+
+def _choices(game: Game, state: State, seat: int) -> list[Action] | dict[str, Any]:
+    """What a policy chooses from: the legal actions, or the action space (an empty list when
+    a space game gives none)."""
+    if game.info.actions == "space":
+        return game.action_space(state, seat) or []
+    return game.legal_actions(state, seat)
+
+
+def _examples(game: Game, state: State, seat: int, rng: Rng) -> list[Action]:
+    """Legal actions of ``seat``: its whole list, or values drawn from its action space."""
+    if game.info.actions != "space":
+        return game.legal_actions(state, seat)
+    space = game.action_space(state, seat)
+    if space is None:
+        return []
+    return [spaces.sample(space, rng, include=1 + n % 3) for n in range(SPACE_SAMPLES)]
+
+
+def _check_space(game: Game, state: State, seat: int, space: Any, rng: Rng, where: str
+                 ) -> None:
+    """A seat's action space is well formed, JSON, and everything drawn from it is accepted
+    by ``check_action`` unchanged (so a generic bot drawing from it is always right)."""
+    _require(space is not None, f"{where}: seat {seat} must act but has no action space")
+    try:
+        spaces.check_space(space)
+    except ValueError as exc:
+        raise AssertionError(f"{where}: the action space of seat {seat} is malformed: "
+                             f"{exc}") from None
+    _require_json(space, f"{where}: the action space of seat {seat}")
+    for n in range(SPACE_SAMPLES):
+        value = spaces.sample(space, rng, include=1 + n % 3)
+        _require(spaces.contains(space, value), f"{where}: a value drawn from the action "
+                                                f"space is not in it: {_short(value)}")
+        try:
+            canonical = game.check_action(state, seat, json.loads(json.dumps(value)))
+        except ActionError as exc:
+            raise AssertionError(f"{where}: {_short(value)}, drawn from seat {seat}'s action "
+                                 f"space, is refused: {exc.to_json()}") from None
+        _require(canonical == value, f"{where}: check_action changes {_short(value)}, drawn "
+                                     f"from the action space, into {_short(canonical)}")
 
 
 def _bind(method: Callable[..., Any], *args: Any) -> Callable[[State], Any]:

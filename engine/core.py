@@ -15,8 +15,11 @@ Who acts is told by :meth:`Game.decision`:
 * nobody: the state is terminal and :meth:`Game.outcome` is set.
 
 Actions are JSON values. :meth:`Game.legal_actions` lists them for one seat, unique and sorted
-by :meth:`Game.action_key` (the game's canonical order). An action that is not well formed
-raises :class:`MalformedAction`; a well-formed action the rules forbid now raises
+by :meth:`Game.action_key` (the game's canonical order). A game whose actions are not a short
+list (``GameInfo.actions == "space"``: Boundary's plans are points on a field) lists none and
+describes them instead with :meth:`Game.action_space`, in the JSON form of
+:mod:`engine.spaces` from which a generic bot can draw a valid action. An action that is not
+well formed raises :class:`MalformedAction`; a well-formed action the rules forbid now raises
 :class:`IllegalAction` naming the rule. Either way the state is unchanged (states are values).
 
 What a seat may know is :meth:`Game.view` (``seat=None`` is a spectator). Each transition also
@@ -46,6 +49,11 @@ Action = Any
 
 CHANCE: Final = -1
 """The pseudo-seat that resolves chance nodes in a joint action (``{CHANCE: outcome}``)."""
+
+ActionsKind = Literal["list", "space"]
+ACTIONS_KINDS: Final[tuple[ActionsKind, ...]] = ("list", "space")
+"""How a game tells a seat what it may do (:attr:`GameInfo.actions`): a list of legal actions,
+or an action space (:mod:`engine.spaces`)."""
 
 TimeoutRule = Literal["loss", "default"]
 TIMEOUT_RULES: Final[tuple[TimeoutRule, ...]] = ("loss", "default")
@@ -131,7 +139,10 @@ class GameInfo:
 
     ``timeout`` says what a seat's missed deadline means (the clock itself is the runner's):
     ``"loss"`` ends the match with that seat last (reason ``timeout``); ``"default"`` applies
-    :meth:`Game.default_action` for it and the match goes on."""
+    :meth:`Game.default_action` for it and the match goes on.
+
+    ``actions`` says how a seat learns what it may do: ``"list"`` (:meth:`Game.legal_actions`)
+    or ``"space"`` (:meth:`Game.action_space`)."""
 
     name: str
     title: str
@@ -144,6 +155,7 @@ class GameInfo:
     default_options: Mapping[str, Any] = field(default_factory=dict)
     summary: str = ""
     timeout: TimeoutRule = "loss"
+    actions: ActionsKind = "list"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -158,6 +170,7 @@ class GameInfo:
             "default_options": dict(self.default_options),
             "summary": self.summary,
             "timeout": self.timeout,
+            "actions": self.actions,
         }
 
 
@@ -359,7 +372,16 @@ class Game(ABC):
     @abstractmethod
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         """Legal actions of ``seat``, unique and sorted by :meth:`action_key`; empty when the
-        seat need not act."""
+        seat need not act, and always empty in a game that describes an action space
+        instead (:meth:`action_space`)."""
+
+    def action_space(self, state: State, seat: int) -> dict[str, Any] | None:
+        """For a game whose ``info.actions`` is ``"space"``: the description
+        (:mod:`engine.spaces`) of what ``seat`` may do now, ``None`` when it need not act.
+        Every value of the space is accepted by :meth:`check_action` (the conformance suite
+        samples it), and ``check_action`` names the rule an action outside it breaks. Games
+        that list their actions return ``None``."""
+        return None
 
     def action_key(self, action: Action) -> Any:
         """Sort key of the canonical action order. Default: canonical JSON text."""
@@ -388,7 +410,8 @@ class Game(ABC):
     def default_action(self, state: State, seat: int) -> Action:
         """The action taken for ``seat`` when it misses its deadline, for a game whose
         ``info.timeout`` is ``"default"`` (Boundary: the empty plan). ``seat`` must act in
-        ``state``; the result is one of its legal actions, canonical, and depends only on
+        ``state``; the result is one of its legal actions (or a value of its action space),
+        canonical, and depends only on
         what ``seat`` may know (its view): the driver applies it exactly as if the seat had
         sent it, and on a simultaneous turn commits it hidden like any other commitment.
         The conformance suite checks this at every step of random playouts. Games whose

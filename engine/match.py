@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from engine import spaces
 from engine.core import (
     CHANCE,
     Action,
@@ -40,8 +41,11 @@ from engine.core import (
 from engine.rng import Rng
 
 LogEntry = dict[str, Any]
-Policy = Callable[[dict[str, Any], list[Action], int], Action]
-"""A local policy: ``(view, legal_actions, seat) -> action``."""
+Choices = list[Action] | dict[str, Any]
+"""What a seat may do: its legal actions, or, in a game that describes an action space
+(``GameInfo.actions == "space"``), that space (:mod:`engine.spaces`)."""
+Policy = Callable[[dict[str, Any], Choices, int], Action]
+"""A local policy: ``(view, legal actions or action space, seat) -> action``."""
 
 
 def entry_for(actions: Mapping[int, Action]) -> LogEntry:
@@ -94,10 +98,33 @@ class Match:
             return decision.seats
         return tuple(s for s in decision.seats if s not in self._committed)
 
+    def committed(self) -> tuple[int, ...]:
+        """Seats that have committed their action to the current simultaneous decision and
+        wait for the others (public: *that* they committed, never *what*)."""
+        return tuple(sorted(self._committed))
+
+    def commitment(self, seat: int) -> Action | None:
+        """What ``seat`` committed to the current simultaneous decision, if it has: only
+        ever shown to that seat."""
+        return self._committed.get(seat)
+
     def legal_actions(self, seat: int) -> list[Action]:
         if seat not in self.awaiting():
             return []
         return self.game.legal_actions(self.state, seat)
+
+    def action_space(self, seat: int) -> dict[str, Any] | None:
+        """The seat's action space (games with ``info.actions == "space"``), ``None`` when it
+        need not act."""
+        if seat not in self.awaiting():
+            return None
+        return self.game.action_space(self.state, seat)
+
+    def choices(self, seat: int) -> Choices:
+        """What ``seat`` may do now: its legal actions, or its action space."""
+        if self.game.info.actions == "space":
+            return self.action_space(seat) or []
+        return self.legal_actions(seat)
 
     def view(self, seat: int | None) -> dict[str, Any]:
         return self.game.view(self.state, seat)
@@ -119,8 +146,10 @@ class Match:
     def submit(self, seat: int, raw_action: Any) -> list[Event]:
         """Check and take ``seat``'s action. For a simultaneous decision the action is held
         (hidden) until every acting seat has committed; then the joint action is applied.
-        Returns the events of everything applied (``[]`` plus a public ``committed`` event
-        while waiting for others). Raises the engine's typed errors, leaving the match as is."""
+        Returns the events of everything applied, or, while waiting for others, one
+        ``committed`` event: public ``{"seat"}`` (the others learn only *that* the seat is
+        ready) with the accepted action in the seat's own copy (its acknowledgement). Raises
+        the engine's typed errors, leaving the match as is."""
         if self._forced is not None:
             raise IllegalAction("the match is over", rule="game_over")
         decision = self.game.decision(self.state)
@@ -133,7 +162,7 @@ class Match:
         if decision.simultaneous:
             self._committed[seat] = action
             if len(self._committed) < len(decision.seats):
-                return [Event("committed", {"seat": seat})]
+                return [Event("committed", {"seat": seat}, {seat: {"action": action}})]
             joint, self._committed = self._committed, {}
         else:
             joint = {seat: action}
@@ -182,9 +211,28 @@ def replay(game: Game, record: Mapping[str, Any]) -> Iterator[tuple[State, LogEn
     yield state, None
 
 
+def request_fields(game: Game, state: State, seat: int, choices: Choices | None = None
+                   ) -> dict[str, Any]:
+    """What a ``request`` tells ``seat`` it may do: ``legal_actions``, or ``action_space`` in a
+    game that describes one; plus ``default_action`` in a game whose missed deadline plays
+    one (what the server will send for the seat if it does not answer in time). ``choices``:
+    the seat's legal actions or space when the caller has them already."""
+    if choices is None:
+        choices = (game.action_space(state, seat) if game.info.actions == "space"
+                   else game.legal_actions(state, seat))
+    out: dict[str, Any] = ({"action_space": choices} if game.info.actions == "space"
+                           else {"legal_actions": choices})
+    if game.info.timeout == "default":
+        out["default_action"] = game.default_action(state, seat)
+    return out
+
+
 def random_policy(rng: Rng) -> Policy:
-    """Uniform choice over the legal actions, from its own generator."""
-    def choose(view: dict[str, Any], legal: list[Action], seat: int) -> Action:
+    """Uniform choice over the legal actions (or a uniform draw from the action space),
+    from its own generator."""
+    def choose(view: dict[str, Any], legal: Choices, seat: int) -> Action:
+        if isinstance(legal, dict):
+            return spaces.sample(legal, rng)
         return legal[rng.below(len(legal))]
     return choose
 
@@ -193,7 +241,8 @@ def play(game: Game, policies: Sequence[Policy], seed: int = 0,
          options: Mapping[str, Any] | None = None, *, max_steps: int = 1_000_000,
          on_step: Callable[[Match, Mapping[int, Action]], None] | None = None) -> Match:
     """Play a whole match in-process with one policy per seat; returns the finished match.
-    Policies see only ``game.view(state, seat)`` and the seat's legal actions."""
+    Policies see only ``game.view(state, seat)`` and the seat's legal actions (or action
+    space)."""
     match = Match(game, len(policies), options, seed)
     match.advance()
     steps = 0
@@ -203,7 +252,7 @@ def play(game: Game, policies: Sequence[Policy], seed: int = 0,
             raise RuntimeError(f"{game.info.name}: no result after {max_steps} steps")
         chosen: dict[int, Action] = {}
         for seat in match.awaiting():
-            chosen[seat] = policies[seat](match.view(seat), match.legal_actions(seat), seat)
+            chosen[seat] = policies[seat](match.view(seat), match.choices(seat), seat)
         if on_step is not None:
             on_step(match, chosen)
         for seat, action in chosen.items():

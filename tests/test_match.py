@@ -40,10 +40,15 @@ def test_a_commitment_stays_hidden_until_both_seats_have_committed() -> None:
     match = started()
     before = [canonical_json(v) for v in all_views(match)]
     events = match.submit(0, {"bid": 4})
-    # The only trace of the commitment is a public event naming the seat, not the action.
-    assert [e.render(v) for e in events for v in (0, 1, None)] == [
-        {"type": "committed", "seat": 0}] * 3
-    assert all(not e.private for e in events)
+    # The other seat and spectators learn only that seat 0 is ready; seat 0's own copy
+    # acknowledges what was accepted.
+    assert [e.render(v) for e in events for v in (1, None)] == [
+        {"type": "committed", "seat": 0}] * 2
+    assert [e.render(0) for e in events] == [{"type": "committed", "seat": 0,
+                                              "action": {"bid": 4}}]
+    assert [e.private for e in events] == [{0: {"action": {"bid": 4}}}]
+    assert match.committed() == (0,) and match.commitment(0) == {"bid": 4}
+    assert match.commitment(1) is None
     assert [canonical_json(v) for v in all_views(match)] == before
     assert "4" not in json.dumps(match.view(1)["bids"])
     assert match.awaiting() == (1,)

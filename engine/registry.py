@@ -10,6 +10,7 @@ from engine.core import Game
 _BUILTIN: dict[str, str] = {
     "barca": "engine.barca",
     "battleline": "engine.battleline",
+    "boundary": "engine.boundary",
     "chexers": "engine.chexers",
 }
 _GAMES: dict[str, Game] = {}

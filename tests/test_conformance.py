@@ -41,10 +41,13 @@ from engine.rng import Rng
 BUDGETS: dict[str, Budget] = {
     "barca": Budget(checked_steps=20, resamples=1),
     "battleline": Budget(checked_steps=30, resamples=2),
+    # Random plans rarely end a game early: a short variant keeps each playout under a second.
+    "boundary": Budget(checked_steps=6, resamples=1,
+                       options={"pieces": 3, "treasures": 4, "turn_limit": 8}),
     "chexers": Budget(checked_steps=12, resamples=1),
     "goofspiel": Budget(checked_steps=None),
 }
-EXAMPLES: dict[str, int] = {"barca": 4, "battleline": 8, "chexers": 4}
+EXAMPLES: dict[str, int] = {"barca": 4, "battleline": 8, "boundary": 3, "chexers": 4}
 DEFAULT_EXAMPLES = 10
 # A seed has no structure to shrink (seed 5 is not a "smaller" game than seed 5000), and
 # shrinking replays whole games for minutes: report the failing seed as found.

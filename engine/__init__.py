@@ -1,4 +1,5 @@
-"""Pure game rules behind one contract (see :mod:`engine.core`). Standard library only."""
+"""Pure game rules behind one contract (see :mod:`engine.core`). Standard library only, but
+for NumPy in Boundary, the one game whose rules are a numeric field."""
 
 from engine.core import (
     CHANCE,

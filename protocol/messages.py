@@ -354,6 +354,63 @@ class Ref(WireType):
         return self.name
 
 
+_SPACE_NODES: Final = ("const", "record", "subset", "point")
+
+
+@dataclass(frozen=True)
+class ActionSpaceType(WireType):
+    """An action space description (PROTOCOL.md, "Action spaces"): a tree of ``const``,
+    ``record``, ``subset`` and ``point`` nodes. Recursive in the schema through its own
+    definition, ``ActionSpace``."""
+
+    def problem(self, value: Any, where: str) -> str | None:
+        if not isinstance(value, dict) or value.get("type") not in _SPACE_NODES:
+            return f"{where} must be an action space node ({', '.join(_SPACE_NODES)})"
+        kind = value["type"]
+        if kind in ("record", "subset"):
+            children = value.get("fields" if kind == "record" else "entries")
+            if not isinstance(children, dict):
+                return f"{where} ({kind}) needs an object of child spaces"
+            for key, child in children.items():
+                found = self.problem(child, f"{where}.{key}")
+                if found:
+                    return found
+        if kind == "point":
+            for key in ("center", "min", "max"):
+                pair = value.get(key)
+                if not (isinstance(pair, list) and len(pair) == 2 and all(map(_is_int, pair))):
+                    return f"{where}.{key} must be two integers"
+            if not _is_int(value.get("radius")) or value["radius"] < 0:
+                return f"{where}.radius must be a non-negative integer"
+        if kind == "const" and "value" not in value:
+            return f"{where}.value is missing"
+        return None
+
+    def schema(self) -> dict[str, Any]:
+        ref = {"$ref": "#/$defs/ActionSpace"}
+        pair = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
+
+        def node(kind: str, properties: dict[str, Any], doc: str) -> dict[str, Any]:
+            return {"type": "object", "description": doc,
+                    "properties": {"type": {"const": kind}, **properties},
+                    "required": ["type", *properties]}
+
+        return {"oneOf": [
+            node("const", {"value": {}}, "exactly this value"),
+            node("record", {"fields": {"type": "object", "additionalProperties": ref}},
+                 "an object with exactly these keys, each value in its space"),
+            node("subset", {"entries": {"type": "object", "additionalProperties": ref}},
+                 "an object with any subset of these keys, each value in its space"),
+            node("point", {"center": pair, "radius": {"type": "integer", "minimum": 0},
+                           "min": pair, "max": pair},
+                 "[x, y] integers within radius of center (squared distance <= radius^2) "
+                 "and inside the box min..max"),
+        ]}
+
+    def describe(self) -> str:
+        return "ActionSpace"
+
+
 # --------------------------------------------------------------------------------------------
 # Shared definitions
 # --------------------------------------------------------------------------------------------
@@ -402,7 +459,11 @@ DEFINITIONS: dict[str, WireType] = {
         Field("timeout", Str(enum=("loss", "default")), required=False,
               doc="what a missed deadline means: the seat loses, or the game's default "
                   "action is taken for it (absent: loss)"),
+        Field("actions", Str(enum=("list", "space")), required=False,
+              doc="how requests say what a seat may do: legal_actions (list) or "
+                  "action_space (space); absent: list"),
     )),
+    "ActionSpace": ActionSpaceType(),
     "Outcome": Obj((
         Field("ranks", Arr(Int(0), 1), doc="per seat; 0 is first place, ties share a rank"),
         Field("reason", Str(), doc="flags, exits, repetition, timeout, resignation, forfeit, …"),
@@ -493,6 +554,8 @@ class MessageSpec:
     fields: tuple[Field, ...] = ()
     replies: tuple[str, ...] = ()
     summary: str = ""
+    one_of_needed: tuple[str, ...] = ()
+    """Optional fields at least one of which is present (``anyOf`` of ``required``)."""
     _by_name: dict[str, Field] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -521,6 +584,8 @@ class MessageSpec:
             "properties": properties,
             "required": ["type", *self.required],
         }
+        if self.one_of_needed:
+            out["anyOf"] = [{"required": [name]} for name in self.one_of_needed]
         return out
 
 
@@ -576,7 +641,8 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec("action", "client", (
         _MATCH,
         Field("request_id", Str(), doc="the request this answers"),
-        Field("action", AnyValue(), doc="one of the request's legal_actions"),
+        Field("action", AnyValue(),
+              doc="one of the request's legal_actions, or a value of its action_space"),
     ), ("events", "error"), "answer a request"),
     MessageSpec("resign", "client", (_MATCH,), ("match_end",), "give up a match"),
     MessageSpec("get_replay", "client", (_MATCH,), ("replay",), "a match's record"),
@@ -655,19 +721,32 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         Field("status", Str(enum=MATCH_STATUSES)),
         Field("seq", Int(0), required=False,
               doc="seq of the last events message already reflected in view"),
+        Field("committed", Arr(Int(0)), required=False,
+              doc="simultaneous games: the seats whose action to the current turn is in "
+                  "(never what it is)"),
+        Field("commitment", AnyValue(), required=False,
+              doc="simultaneous games, your own seat only: the action you committed to the "
+                  "current turn"),
     ), summary="a match begins (or is re-sent on resume / to a new spectator)"),
     MessageSpec("request", "server", (
         _MATCH,
         Field("request_id", Str(), doc="echo it in the action"),
         Field("seat", Int(0)),
         _VIEW,
-        Field("legal_actions", Arr(AnyValue(), 1), doc="sorted; answer with one of them"),
+        Field("legal_actions", Arr(AnyValue(), 1), required=False,
+              doc="sorted; answer with one of them (games whose GameInfo.actions is list)"),
+        Field("action_space", Ref("ActionSpace"), required=False,
+              doc="instead of legal_actions in a game whose actions are not a list "
+                  "(GameInfo.actions space): answer with a value of this space"),
+        Field("default_action", AnyValue(), required=False,
+              doc="in a game whose timeout is a default action: what is played for this "
+                  "seat if it does not answer in time"),
         Field("clock_ms", Nullable(Int()),
               doc="this seat's remaining bank; null: untimed or no bank"),
         Field("deadline_ms", Nullable(Int(0)), required=False,
               doc="time left to answer this request: the bank or the per-decision limit, "
                   "whichever ends first; null: untimed"),
-    ), summary="this seat must act"),
+    ), summary="this seat must act", one_of_needed=("legal_actions", "action_space")),
     MessageSpec("events", "server", (
         _MATCH,
         Field("seq", Int(1), doc="per match, increasing from 1"),

@@ -9,7 +9,10 @@ history is the catalogue of what happens otherwise).
 
 Contract of what a viewer gets:
 
-* ``match_start`` / ``request`` / ``match_end``: ``game.view(state, viewer)`` only.
+* ``match_start`` / ``request`` / ``match_end``: ``game.view(state, viewer)`` only; a
+  ``request`` also the seat's legal actions or action space (and, where a missed deadline
+  plays one, its default action); a ``match_start`` of a simultaneous game also which seats
+  have committed to the current turn, and the viewer's own commitment (never another's).
 * ``events``: each event's public data, merged with its private part for ``viewer`` only;
   with ``views=True`` (the viewer asked for views in ``hello``) also ``view``, the viewer's
   view after those events.
@@ -29,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from engine.core import Event, Game, Outcome, State
-from engine.match import LogEntry, actions_of
+from engine.match import LogEntry, actions_of, request_fields
 from server.clocks import Clock
 
 Kind = Literal["match_start", "request", "events", "match_end", "replay", "error"]
@@ -105,6 +108,18 @@ class Renderable(Protocol):
 
     def legal_actions(self, seat: int) -> list[Any]: ...
 
+    def action_space(self, seat: int) -> dict[str, Any] | None:
+        """The seat's action space (games with ``GameInfo.actions == "space"``)."""
+        ...
+
+    def committed(self) -> tuple[int, ...]:
+        """Seats whose action to the current simultaneous decision is in."""
+        ...
+
+    def commitment(self, seat: int) -> Any:
+        """What ``seat`` committed to the current simultaneous decision, if anything."""
+        ...
+
     def finished_record(self) -> dict[str, Any]:
         """The record without the seed; only called once the match is over."""
         ...
@@ -141,20 +156,30 @@ def render_for(match: Renderable, viewer: int | None, kind: Kind, *,
     if kind == "request":
         if viewer is None:
             raise ValueError("a request is always for a seat")
+        choices = (match.action_space(viewer) if game.info.actions == "space"
+                   else match.legal_actions(viewer))
         return {"type": "request", "match_id": match.match_id, "request_id": request_id,
                 "seat": viewer, "view": game.view(match.state, viewer),
-                "legal_actions": match.legal_actions(viewer),
+                **request_fields(game, match.state, viewer, choices),
                 "clock_ms": None if clocks_ms is None else clocks_ms[viewer],
                 "deadline_ms": deadline_ms}
     if kind == "match_start":
-        return {"type": "match_start", "match_id": match.match_id, "game": game.info.name,
-                "options": dict(match.options),
-                "seats": [info.to_json(s) for s, info in enumerate(match.seats)],
-                "your_seat": viewer,
-                "clock": None if match.clock is None else match.clock.to_json(),
-                "clocks_ms": None if clocks_ms is None else list(clocks_ms),
-                "view": game.view(match.state, viewer), "status": wire_status(match),
-                "seq": match.seq}
+        message = {"type": "match_start", "match_id": match.match_id,
+                   "game": game.info.name, "options": dict(match.options),
+                   "seats": [info.to_json(s) for s, info in enumerate(match.seats)],
+                   "your_seat": viewer,
+                   "clock": None if match.clock is None else match.clock.to_json(),
+                   "clocks_ms": None if clocks_ms is None else list(clocks_ms),
+                   "view": game.view(match.state, viewer), "status": wire_status(match),
+                   "seq": match.seq}
+        if game.info.simultaneous:
+            # Who is already in on the current simultaneous turn (never what), and the
+            # viewer's own commitment to it: what a (re)joining client cannot see otherwise.
+            committed = list(match.committed())
+            message["committed"] = committed
+            if viewer is not None and viewer in committed:
+                message["commitment"] = match.commitment(viewer)
+        return message
     if kind == "match_end":
         outcome = match.outcome
         return {"type": "match_end", "match_id": match.match_id,
@@ -304,6 +329,15 @@ class StoredMatch:
 
     def legal_actions(self, seat: int) -> list[Any]:
         return []
+
+    def action_space(self, seat: int) -> dict[str, Any] | None:
+        return None
+
+    def committed(self) -> tuple[int, ...]:
+        return ()
+
+    def commitment(self, seat: int) -> Any:
+        return None
 
     def finished_record(self) -> dict[str, Any]:
         if self.status == "live":

@@ -187,6 +187,18 @@ class MatchRunner:
     def legal_actions(self, seat: int) -> list[Any]:
         return self.match.legal_actions(seat) if self.status == "live" else []
 
+    def action_space(self, seat: int) -> dict[str, Any] | None:
+        """The seat's action space, in a game that describes one (``None`` otherwise)."""
+        return self.match.action_space(seat) if self.status == "live" else None
+
+    def committed(self) -> tuple[int, ...]:
+        """Seats whose action to the current simultaneous decision is in (public)."""
+        return self.match.committed() if self.status == "live" else ()
+
+    def commitment(self, seat: int) -> Any:
+        """What ``seat`` committed to the current simultaneous decision (its own eyes only)."""
+        return self.match.commitment(seat) if self.status == "live" else None
+
     def finished_record(self) -> dict[str, Any]:
         """The replay record without the seed. Only once the match is over: the log of a
         live match would reveal the deal."""
@@ -268,6 +280,12 @@ class MatchRunner:
             return out
         pending = self._pending.get(seat)
         if pending is None:
+            if seat in self.match.committed():
+                # A second answer on a simultaneous turn: the first one stands.
+                return [*out, self._error(
+                    seat, "illegal_action", "this seat's action for this turn is already in; "
+                    "it cannot be changed or sent twice", request_id, ref,
+                    {"rule": "already_committed"})]
             return [*out, self._error(seat, "not_your_turn", "this seat has no open request",
                                       request_id, ref)]
         if request_id != pending:
@@ -311,7 +329,9 @@ class MatchRunner:
         A seat past its deadline loses, or, in a game whose ``info.timeout`` is
         ``"default"``, gets the game's default action applied as if it had sent it (on a
         simultaneous turn: committed, hidden, like any other commitment) and the match goes
-        on; either way a ``timeout`` event names the seats first."""
+        on (a miss charges the bank like any decision: once it is spent the seat has only
+        its increment per decision). Either way a ``timeout`` event names the seats
+        first."""
         if self.status != "live" or not (self.clocks.running or self._grace_until):
             return []
         out: list[Outgoing] = []

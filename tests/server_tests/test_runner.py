@@ -190,13 +190,21 @@ def test_simultaneous_commitments_stay_hidden_until_all_are_in() -> None:
     assert not any(str(s) in json.dumps([m for r, m in out if r is None]) for s in secrets)
     assert request_for(out, 0)["request_id"] != request_for(out, 1)["request_id"]
     out = runner.receive_action(0, "r1", {"card": 3}, 0.1)
-    # Only a public "committed" event; nobody (not even seat 0's own events) shows the card.
-    for _, message in out:
+    # Only a "committed" event: seat 1 and spectators learn that seat 0 is ready, seat 0's
+    # own copy acknowledges the card it committed.
+    for recipient, message in out:
         assert message["type"] == "events"
-        assert message["events"] == [{"type": "committed", "seat": 0}]
+        ack = {"action": {"card": 3}} if recipient == 0 else {}
+        assert message["events"] == [{"type": "committed", "seat": 0, **ack}]
     assert runner.pending_request_id(0) is None and runner.pending_request_id(1) == "r2"
-    (_, err), = runner.receive_action(0, "r1", {"card": 2}, 0.2)
-    assert err["code"] == "not_your_turn"
+    # A second answer on the same turn is refused, naming the rule; the first one stands.
+    for again in ({"card": 2}, {"card": 3}):
+        (_, err), = runner.receive_action(0, "r1", again, 0.2)
+        assert err["code"] == "illegal_action"
+        assert err["details"]["rule"] == "already_committed"
+    # Someone who never had a request here is simply not to act.
+    (_, err), = runner.receive_action(0, "nope", {"card": 2}, 0.2)
+    assert err["code"] == "illegal_action"
     (_, err), = runner.receive_action(1, "r2", {"card": 9}, 0.2)
     assert err["code"] == "malformed_action"
     out = runner.receive_action(1, "r2", {"card": 1}, 0.3)
@@ -256,8 +264,11 @@ def test_goofspiel_bids_stay_hidden_from_everyone_until_both_are_in() -> None:
         first, second = (0, 1) if rounds % 2 == 0 else (1, 0)
         bid = rng.choice(runner.legal_actions(first))
         out = runner.receive_action(first, runner.pending_request_id(first), bid, 1.0)
-        # One public "committed" event per viewer, and nothing else: no view, no request.
-        assert [m["events"] for _, m in out] == [[{"type": "committed", "seat": first}]] * 3
+        # One "committed" event per viewer, and nothing else: no view, no request; only the
+        # committing seat's copy names its bid.
+        assert [(r, m["events"]) for r, m in out] == [
+            (r, [{"type": "committed", "seat": first,
+                  **({"action": bid} if r == first else {})}]) for r in (0, 1, None)]
         assert runner.legal_actions(first) == []
         reply = rng.choice(runner.legal_actions(second))
         out = runner.receive_action(second, runner.pending_request_id(second), reply, 1.0)

@@ -71,7 +71,8 @@ def test_a_simultaneous_default_is_committed_hidden_and_revealed_with_the_other_
     out = runner.tick(1.5)
     public = {"type": "timeout", "seats": [1], "default": True}
     assert events_of(out, 1) == [{**public, "action": {"bid": min(hand)}},
-                                 {"type": "committed", "seat": 1}]
+                                 {"type": "committed", "seat": 1,
+                                  "action": {"bid": min(hand)}}]
     assert events_of(out, 0) == [public, {"type": "committed", "seat": 1}]
     assert events_of(out, None) == [public, {"type": "committed", "seat": 1}]
     assert of(out, 0, "request") == [] and of(out, 1, "request") == []

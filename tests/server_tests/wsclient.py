@@ -8,6 +8,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
+from engine import spaces
 from engine.rng import Rng
 from protocol import decode, encode, validate_server_message
 from protocol.messages import SUBPROTOCOL_OF_ENCODING
@@ -111,9 +112,9 @@ class WsClient:
 async def play_random(client: WsClient, match_id: str, seed: int, *,
                       max_messages: int = 100_000,
                       first: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Answer every request of ``match_id`` with a seeded random legal action until its
-    ``match_end``; returns that message. ``first``: a request already read, answered
-    first."""
+    """Answer every request of ``match_id`` with a seeded random legal action (or a random
+    value of its action space) until its ``match_end``; returns that message. ``first``: a
+    request already read, answered first."""
     rng = Rng(seed)
     for _ in range(max_messages):
         message = first or await client.recv()
@@ -121,10 +122,13 @@ async def play_random(client: WsClient, match_id: str, seed: int, *,
         if message.get("match_id") != match_id:
             continue
         if message["type"] == "request":
-            legal = message["legal_actions"]
+            if "action_space" in message:
+                action = spaces.sample(message["action_space"], rng)
+            else:
+                legal = message["legal_actions"]
+                action = legal[rng.below(len(legal))]
             await client.send({"type": "action", "match_id": match_id,
-                               "request_id": message["request_id"],
-                               "action": legal[rng.below(len(legal))]})
+                               "request_id": message["request_id"], "action": action})
         elif message["type"] == "match_end":
             return message
         elif message["type"] == "error":

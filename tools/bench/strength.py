@@ -17,7 +17,7 @@ whoever draws it and whenever.
 
 Bots are duck-typed (``choose(request) -> action``) and see exactly what the server sends a
 seat: :func:`request_for` builds the ``request`` message from ``game.view(state, seat)`` and
-``game.legal_actions(state, seat)`` (the same fields as :func:`server.render.render_for`
+the seat's legal actions or action space (the same fields as :func:`server.render.render_for`
 without a clock). Their answers are checked by the engine: a malformed or illegal action is
 counted and forfeits that game (the bench never lets a bot's mistake pass silently).
 """
@@ -34,6 +34,7 @@ from typing import Any
 
 from engine import registry
 from engine.core import CHANCE, ActionError, Game, Outcome, State, canonical_json
+from engine.match import request_fields
 from engine.rng import seed_from_text
 from tools.bench.tournament import Progress, derive_seed, percentile, wilson
 
@@ -45,7 +46,7 @@ def request_for(game: Game, state: State, seat: int, *, match_id: str = "bench",
                 request_id: str = "0") -> dict[str, Any]:
     """The ``request`` message the server sends ``seat`` in ``state`` (untimed)."""
     return {"type": "request", "match_id": match_id, "request_id": request_id, "seat": seat,
-            "view": game.view(state, seat), "legal_actions": game.legal_actions(state, seat),
+            "view": game.view(state, seat), **request_fields(game, state, seat),
             "clock_ms": None, "deadline_ms": None}
 
 

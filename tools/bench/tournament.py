@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from engine.core import Game
-from engine.match import Match
+from engine.match import Match, random_policy, request_fields
 from engine.rng import Rng, seed_from_text
 
 
@@ -89,7 +89,7 @@ def play_match(game: Game, players: Sequence[Any], *, seed: int, opening_plies: 
     decision."""
     match = Match(game, len(players), seed=seed)
     match.advance()
-    rng = Rng(derive_seed(seed, "opening"))
+    opening = random_policy(Rng(derive_seed(seed, "opening")))
     times: list[list[float]] = [[] for _ in players]
     cpu_times: list[list[float]] = [[] for _ in players]
     turns = 0
@@ -99,13 +99,14 @@ def play_match(game: Game, players: Sequence[Any], *, seed: int, opening_plies: 
         if turns >= max_turns:
             raise RuntimeError(f"{game.info.name}: no result after {max_turns} turns")
         for seat in match.awaiting():
-            legal = match.legal_actions(seat)
+            choices = match.choices(seat)
             if turns < opening_plies:
-                action = legal[rng.below(len(legal))]
+                action = opening({}, choices, seat)
             else:
                 request = {"type": "request", "match_id": f"bench-{seed}",
                            "request_id": str(turns), "seat": seat, "view": match.view(seat),
-                           "legal_actions": legal, "clock_ms": None, "deadline_ms": None}
+                           **request_fields(game, match.state, seat, choices),
+                           "clock_ms": None, "deadline_ms": None}
                 start, cpu_start = clock(), cpu_clock()
                 action = players[seat].choose(request)
                 spent, cpu = clock() - start, cpu_clock() - cpu_start

@@ -47,6 +47,15 @@ def _barca_greedy() -> BotFactory:
     return GreedyBarcaBot
 
 
+def _boundary(name: str) -> Callable[[], BotFactory]:
+    """Boundary's bots (bots/boundary): the thesis's six strategies and adaptive agent."""
+    def load() -> BotFactory:
+        from bots.boundary import agents
+        factory: BotFactory = getattr(agents, name)
+        return factory
+    return load
+
+
 def _chexers(name: str) -> Callable[[], BotFactory]:
     """The Chexers search agents of the seed report (bots/chexers; Chexers only)."""
     def load() -> BotFactory:
@@ -66,14 +75,22 @@ _BUILTIN: dict[str, Callable[[], BotFactory]] = {
     "paranoid": _chexers("ParanoidBot"),
     "offensive": _chexers("OffensiveBot"),
     "mp-mix": _chexers("MPMixBot"),
+    "greedy-treasure": _boundary("GreedyTreasureBot"),
+    "best-treasure": _boundary("BestTreasureBot"),
+    "greedy-capture": _boundary("GreedyCaptureBot"),
+    "hybrid-capture": _boundary("HybridCaptureBot"),
+    "defensive-treasure": _boundary("DefensiveTreasureBot"),
+    "defensive-capture": _boundary("DefensiveCaptureBot"),
+    "adaptive": _boundary("AdaptiveBot"),
 }
 _FACTORIES: dict[str, BotFactory] = {}
 _BY_GAME: dict[str, dict[str, Callable[[], BotFactory]]] = {
     # Game -> name -> bot: where a name means a different bot for that game. "greedy" is the
-    # Chexers agent unless the game is Battle Line or Barca, whose greedy baselines live in
-    # bots/battleline and bots/barca.
+    # Chexers agent unless the game is Battle Line, Barca or Boundary, whose greedy
+    # baselines live in bots/battleline, bots/barca and bots/boundary (Greedy Treasure).
     "battleline": {"greedy": _battleline_greedy},
     "barca": {"greedy": _barca_greedy},
+    "boundary": {"greedy": _boundary("GreedyTreasureBot")},
 }
 
 

@@ -53,6 +53,9 @@ def house_lineup() -> dict[str, list[tuple[str, str]]]:
         "chexers": [("random", "random"), ("greedy", "greedy"), ("maxn", "maxn"),
                     ("paranoid", "paranoid"), ("mp-mix", "mp-mix")],
         "barca": [("random", "random"), ("greedy", "greedy"), ("barca", "barca")],
+        "boundary": [("random", "random"), ("greedy-treasure", "greedy-treasure"),
+                     ("greedy-capture", "greedy-capture"),
+                     ("defensive-capture", "defensive-capture"), ("adaptive", "adaptive")],
     }
 
 
@@ -70,9 +73,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_server_arguments(run_p)
     run_p.add_argument("--house-bots", action="store_true",
                        help="put the house bots on the ladders (random, greedy, Deep Barca, "
-                            "the Chexers agents, the Barca agent)")
-    run_p.add_argument("--games", default="battleline,chexers,barca",
-                       help="ladders the house bots join (default battleline,chexers,barca)")
+                            "the Chexers agents, the Barca agent, Boundary's strategies and "
+                            "adaptive agent)")
+    run_p.add_argument("--games", default="battleline,chexers,barca,boundary",
+                       help="ladders the house bots join (default "
+                            "battleline,chexers,barca,boundary)")
     run_p.add_argument("--bot-matches", type=int, default=2,
                        help="ladder matches each house bot plays at once (default 2)")
     run_p.add_argument("--clock", default=None,

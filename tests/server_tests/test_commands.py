@@ -84,10 +84,14 @@ def test_house_bot_processes_play_each_game_with_the_bot_its_name_means() -> Non
     assert {("house-greedy-1", "greedy", ("battleline",)),
             ("house-greedy-1", "greedy", ("chexers",)),
             ("house-greedy-1", "greedy", ("barca",)),
+            ("house-greedy-1", "greedy", ("boundary",)),
             ("house-barca-1", "barca", ("barca",)),
             ("house-deep-barca-1", "deep-barca", ("battleline",)),
             ("house-maxn-1", "maxn", ("chexers",)),
-            ("house-random-1", "random", ("battleline", "chexers", "barca"))} <= played
+            ("house-adaptive-1", "adaptive", ("boundary",)),
+            ("house-defensive-capture-1", "defensive-capture", ("boundary",)),
+            ("house-random-1", "random", ("battleline", "chexers", "barca", "boundary"))
+            } <= played
     assert all(p.token == f"token-of-{p.account}" for p in processes)
     assert "barca" in HOUSE_GAMES and HOUSE_BOT_OPTIONS["barca"]["time_budget_s"] > 0
 

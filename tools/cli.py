@@ -28,7 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "account": ("server.commands.account", "create or list accounts (bearer tokens)"),
     "bot": ("tools.commands.bot", "connect a bot (random, …) to a server and play"),
     "ladder": ("tools.commands.ladder", "the bot ladder: run with house bots, show, rerate"),
-    "tune": ("tools.commands.tune", "tune a bot's weights by self-play (barca: SPSA)"),
+    "tune": ("tools.commands.tune", "tune a bot by self-play (barca: SPSA weights; boundary: "
+                                     "the adaptive agent's counter table)"),
     "check-bot": ("tools.commands.check_bot",
                   "run a bot through scripted situations on a local server and report"),
 }

@@ -26,11 +26,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from engine.boundary.blobs import Blob, regroup
 from engine.boundary.capture import captured, surround_counts, treasure_owners
 from engine.boundary.influence import Blobs
-from engine.boundary.params import HEIGHT, WIDTH, Params
+from engine.boundary.params import (
+    DIRECTIONS,
+    HEIGHT,
+    RAY,
+    SURROUND,
+    WALL_CAP,
+    WIDTH,
+    Params,
+)
 from engine.boundary.setup import Layout
 
 Point = tuple[int, int]
@@ -41,6 +50,29 @@ TURN_LIMIT = "turn_limit"
 
 _PIECE_MARGIN = 45   # px beyond R(n): 30·√2 ray reach + half a cell + EXP rounding, rounded up
 _TREASURE_MARGIN = 3  # px beyond R(n): a neighbour pixel's diagonal + half a cell + rounding
+
+
+_RAY_START = np.array(DIRECTIONS, dtype=np.float64)              # pixel 1 of each ray
+_RAY_SPAN = (RAY - 1) * _RAY_START                                # pixel 1 → pixel 30
+_RAY_END = RAY * np.array(DIRECTIONS, dtype=np.int64)
+
+
+def _enough_sides(xy: NDArray[np.int64], rows: NDArray[np.intp],
+                  enemies: NDArray[np.bool_], reach: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """For the pieces ``xy[rows]``: whether the rays that pass within ``reach[e]`` of some
+    enemy ``e``, plus at most 3 walls, could make 6 sides (a sound upper bound of the
+    surround count; the margin of ``reach`` dwarfs any float rounding here)."""
+    origin = xy[rows].astype(np.float64)                           # (S, 2)
+    start = origin[:, None, :] + _RAY_START[None, :, :]             # (S, 8, 2)
+    rel = xy.astype(np.float64)[None, None, :, :] - start[:, :, None, :]   # (S, 8, L, 2)
+    span = _RAY_SPAN[None, :, None, :]
+    along = np.clip((rel * span).sum(axis=3) / (span * span).sum(axis=3), 0.0, 1.0)
+    gap = rel - along[..., None] * span
+    close = (gap * gap).sum(axis=3) <= (reach * reach).astype(np.float64)[None, None, :]
+    possible = (close & enemies[rows][:, None, :]).any(axis=2).sum(axis=1)   # (S,)
+    ends = xy[rows][:, None, :] + _RAY_END[None, :, :]              # (S, 8, 2)
+    walls = ((ends < 0) | (ends >= np.array([WIDTH, HEIGHT]))).any(axis=2).sum(axis=1)
+    return possible + np.minimum(WALL_CAP, walls) >= SURROUND
 
 
 def rdiv(a: int, b: int) -> int:
@@ -187,9 +219,7 @@ class Board:
                     moved = True
             tick_events = self._captures(tick)
             if moved or tick_events:
-                for event in self.regroup():
-                    event["tick"] = tick
-                    tick_events.append(event)
+                tick_events.extend({"tick": tick, **event} for event in self.regroup())
             events.extend(tick_events)
             if self._ended():
                 return tick, events
@@ -210,10 +240,17 @@ class Board:
         return True
 
     def candidates(self) -> tuple[list[int], list[int]]:
-        """The pieces and treasures that could be captured now: a piece with an enemy piece
-        within ``45 + R(n)`` px, a treasure with a piece within ``R(n) + 3`` px. Every other
-        check would fail, so skipping it changes nothing (``tests/boundary`` plays games
-        with every check made and compares)."""
+        """The pieces and treasures that could be captured now. Every other check would
+        fail, so skipping it changes nothing (``tests/boundary`` plays games with every
+        check made and compares):
+
+        * a piece needs an enemy piece within ``45 + R(n)`` px (no enemy colour reaches its
+          rays otherwise), and enough sides that could count: a ray can be enemy-held only
+          if it passes within ``R(n) + 2`` px of an enemy piece of a blob of ``n`` (a cell
+          coloured by a team lies within its closest blob's radius of one of that blob's
+          pieces: a geometric mean is never below its smallest factor), walls give at most
+          3, so fewer than 6 such rays plus walls cannot capture;
+        * a treasure needs a piece within ``R(n) + 3`` px."""
         params = self.params
         living = [p for p, pt in enumerate(self.pos) if pt is not None]
         xy = np.array([self.pos[p] for p in living], dtype=np.int64)
@@ -224,8 +261,13 @@ class Board:
         diff = xy[:, None, :] - xy[None, :, :]
         d2 = (diff * diff).sum(axis=2)
         reach = _PIECE_MARGIN + radius
-        near = (d2 <= (reach * reach)[None, :]) & (team[:, None] != team[None, :])
-        suspects = [living[i] for i in np.flatnonzero(near.any(axis=1)).tolist()]
+        enemies = team[:, None] != team[None, :]
+        near = (d2 <= (reach * reach)[None, :]) & enemies
+        rows = np.flatnonzero(near.any(axis=1))
+        suspects = []
+        if rows.shape[0]:
+            keep = _enough_sides(xy, rows, enemies, radius + 2)
+            suspects = [living[i] for i in rows[keep].tolist()]
         left = self.treasures_left()
         spots: list[int] = []
         if left:

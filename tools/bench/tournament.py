@@ -21,7 +21,7 @@ import itertools
 import math
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -82,12 +82,12 @@ class MatchResult:
 
 def play_match(game: Game, players: Sequence[Any], *, seed: int, opening_plies: int = 0,
                max_turns: int = 100_000,
-               on_decision: Callable[[int, Any, float, float], None] | None = None
-               ) -> MatchResult:
+               on_decision: Callable[[int, Any, float, float], None] | None = None,
+               options: Mapping[str, Any] | None = None) -> MatchResult:
     """Play one match: ``players[seat].choose(request)`` after ``opening_plies`` random
     actions. ``on_decision(seat, bot, wall_seconds, cpu_seconds)`` is called after each timed
-    decision."""
-    match = Match(game, len(players), seed=seed)
+    decision; ``options`` are the game's (its defaults fill the rest)."""
+    match = Match(game, len(players), options, seed=seed)
     match.advance()
     opening = random_policy(Rng(derive_seed(seed, "opening")))
     times: list[list[float]] = [[] for _ in players]

@@ -8,6 +8,13 @@
     arena bench strength battleline deep-barca greedy -n 1000 --jobs 2   # duplicate pairs
     arena bench strength chexers --lineups mp-mix:t_d=20+maxn+paranoid \
         --openings-of mp-mix+maxn+paranoid -n 300   # a paired comparison
+    arena bench strength boundary -n 100 --jobs 2     # the seven bots, beside the thesis
+
+**Boundary** (no bots named): the round robin of its seven bots — the six basic strategies and
+the adaptive agent — as a win matrix, every pair on the same starts, each start twice with the
+seats swapped (``-n`` games a pairing, default 100), printed beside the thesis's Tables 4
+and 5, with the adaptive agent's score and 95% interval against each basic strategy
+(``tools/bench/boundary_reference.py``). ``--agents`` plays another set the same way.
 
 Line-ups: every set of distinct agents that fills the game's seats, plus each agent against
 ``random`` in every other seat (or exactly ``--lineups``, ``+``-separated). Each line-up is
@@ -81,8 +88,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"{DEFAULTS['chexers']['agents']})")
     p.add_argument("--lineups", default=None,
                    help="comma-separated line-ups of '+'-joined agents (instead of --agents)")
-    p.add_argument("-n", "--games", type=int, default=300,
-                   help="games per line-up, at least (default 300)")
+    p.add_argument("-n", "--games", type=int, default=None,
+                   help="games per line-up, at least (default 300; Boundary: 100 a pairing)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--opening-plies", type=int, default=None,
                    help="random actions before the bots take over (chexers default 6)")
@@ -256,7 +263,43 @@ def render(stats: Sequence[LineupStats], times: dict[str, list[float]],
         format_table(trows, [False] + [True] * 8)
 
 
+def _boundary_matrix(args: argparse.Namespace) -> int:
+    """The Boundary round robin as a win matrix beside the thesis's tables."""
+    from tools.bench import boundary_reference as ref
+    from tools.bench.matrix import Matrix, games_for, play
+
+    agents = [a for a in args.agents.split(",") if a] if args.agents else list(ref.AGENTS)
+    for spec in agents:
+        try:
+            make_bot(spec, 0, "boundary")
+        except (bots.UnknownBot, ValueError, TypeError) as exc:
+            print(f"arena bench strength: bad agent {spec!r}: {exc}", file=sys.stderr)
+            return 2
+    games = args.games if args.games is not None else 100
+    jobs = max(1, min(args.jobs, os.cpu_count() or 1))
+    tasks = games_for("boundary", agents, games, args.seed)
+    matrix = Matrix(agents)
+    progress = Progress(len(tasks), "strength boundary")
+    for result in play(tasks, functools.partial(_make_for, game="boundary"), jobs):
+        matrix.add(result)
+        progress.advance(note=f"{ref.LABELS.get(result.game.a, result.game.a)} vs "
+                              f"{ref.LABELS.get(result.game.b, result.game.b)}")
+    settings = {"game": "boundary", "games_per_pairing": games, "seed": args.seed,
+                "jobs": jobs}
+    if args.json:
+        _, adaptive = ref.adaptive_rows(matrix)
+        print(json.dumps({"benchmark": "strength-matrix", "settings": settings,
+                          "matrix": matrix.to_json(), "adaptive": adaptive,
+                          "thesis": {"table_4": ref.TABLE_4, "table_5": ref.TABLE_5}},
+                         indent=2))
+    else:
+        print(ref.report(matrix, settings))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.games is None and (args.game != "boundary" or args.bots or args.lineups):
+        args.games = 300   # the Boundary matrix's default is its own (100 a pairing)
     try:
         game = registry.get(args.game)
     except KeyError:
@@ -271,6 +314,8 @@ def run(args: argparse.Namespace) -> int:
         return duplicate.run_cli(game, args.bots, args.games, args.seed,
                                  max(1, min(args.jobs, os.cpu_count() or 1)),
                                  functools.partial(_make_for, game=args.game), args.json)
+    if args.game == "boundary" and not args.lineups:
+        return _boundary_matrix(args)
     defaults = DEFAULTS.get(args.game, FALLBACK_DEFAULTS)
     seats = game.info.min_seats
     if args.lineups:

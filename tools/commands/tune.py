@@ -1,6 +1,6 @@
-"""``arena tune barca``: tune the Barca agent's weights by self-play (rules §12.4-§12.5).
+"""``arena tune barca|boundary``: tune a bot by self-play.
 
-::
+**Barca** — the agent's weights (rules §12.4-§12.5)::
 
     arena tune barca                                  # K=200 iterations, seed 1, depth 2
     arena tune barca --iterations 40 --jobs 2 --log tune.jsonl --out barca-weights.json
@@ -14,6 +14,17 @@ the same command again to **resume** an interrupted run (or to extend it with a 
 ``--iterations``); the same seed and settings reproduce the log exactly, whatever ``--jobs``.
 Progress (games, iteration, last ``m``, ETA) goes to stderr; the best weights go to ``--out``
 (a weights file, see ``bots/barca/weights_file.py``) and stdout.
+
+**Boundary** — the adaptive agent's counter table, from our own round robin of the six
+basic strategies (``tools/tune/boundary_table.py``)::
+
+    arena tune boundary                               # 100 games a pairing, seed 1
+    arena tune boundary -n 200 --jobs 2 --out boundary-table.json
+    arena bot adaptive --option table=boundary-table.json
+
+Every game is appended to ``--log`` as it ends; the same command resumes an interrupted run
+(or extends it with a larger ``-n``). Progress (games, ETA) goes to stderr; the win matrix,
+the counter table and the opening go to stdout, the table file to ``--out``.
 """
 
 from __future__ import annotations
@@ -22,18 +33,52 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from bots.barca.evaluation import FEATURES
 from bots.barca.weights_file import WeightsError, load_weights, save_weights
 from tools.bench.tournament import Progress
+from tools.tune.boundary_table import Settings as BoundarySettings
+from tools.tune.boundary_table import labels as boundary_labels
+from tools.tune.boundary_table import render_table
+from tools.tune.boundary_table import table_file as boundary_table_file
+from tools.tune.boundary_table import tune as boundary_tune
 from tools.tune.spsa import LogMismatch, Settings, State, games_done, total_games, tune
 
-GAMES = ("barca",)
+GAMES = ("barca", "boundary")
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="game", metavar="GAME", help="barca or boundary")
+    sub.required = True
+    _barca_arguments(sub.add_parser(
+        "barca", help="the Barca agent's weights (SPSA on the seed's match score)"))
+    _boundary_arguments(sub.add_parser(
+        "boundary", help="the adaptive agent's counter table (round robin of the six "
+                         "basic strategies)"))
+
+
+def _boundary_arguments(p: argparse.ArgumentParser) -> None:
+    defaults = BoundarySettings()
+    p.add_argument("-n", "--games", type=int, default=defaults.games,
+                   help=f"games per pairing, both seatings of each start (default "
+                        f"{defaults.games})")
+    p.add_argument("--seed", type=int, default=defaults.seed,
+                   help=f"the run's seed: the starts every pairing plays (default "
+                        f"{defaults.seed})")
+    p.add_argument("--lookahead", type=int, default=defaults.lookahead,
+                   help="turns the agent simulates with the table (written to the file; "
+                        f"default {defaults.lookahead})")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--log", default=None,
+                   help="the JSON-lines log, resumed if it exists "
+                        "(default tune-boundary-seed<SEED>.jsonl)")
+    p.add_argument("--out", default="boundary-table.json",
+                   help="where to write the table (default boundary-table.json)")
+
+
+def _barca_arguments(p: argparse.ArgumentParser) -> None:
     defaults = Settings()
-    p.add_argument("game", choices=GAMES, help="the game whose bot to tune (barca)")
     p.add_argument("--iterations", "-K", type=int, default=defaults.iterations,
                    help=f"SPSA iterations K (default {defaults.iterations})")
     p.add_argument("--seed", type=int, default=defaults.seed,
@@ -66,6 +111,69 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.game == "boundary":
+        return _run_boundary(args)
+    return _run_barca(args)
+
+
+def _run_boundary(args: argparse.Namespace) -> int:
+    import json
+
+    from bots import registry as bots
+    from bots.boundary.adaptive import THESIS_TABLE
+
+    if args.games < 2 or args.jobs < 1 or not 0 <= args.lookahead <= 3:
+        print("arena tune boundary: -n must be at least 2, --jobs at least 1, --lookahead "
+              "0–3", file=sys.stderr)
+        return 2
+    settings = BoundarySettings(seed=args.seed, games=args.games, lookahead=args.lookahead)
+    log = Path(args.log or f"tune-boundary-seed{args.seed}.jsonl")
+    for what, path in (("--log", log), ("--out", Path(args.out))):
+        if not path.parent.is_dir():
+            print(f"arena tune boundary: {what}: no directory {path.parent}", file=sys.stderr)
+            return 2
+    progress: Progress | None = None
+
+    def on_result(result: Any, done: int, total: int) -> None:
+        nonlocal progress
+        if progress is None:   # the first game of this run: count only what is left
+            resumed = f", {done - 1} games from the log" if done > 1 else ""
+            progress = Progress(total - done + 1,
+                                f"tune boundary (seed {args.seed}{resumed})", every=5)
+        progress.advance(1, note=f"{result.game.a} vs {result.game.b}")
+
+    def make_bot(spec: str, seed: int) -> Any:
+        return bots.create(spec, seed=seed, game="boundary")
+
+    began = time.monotonic()
+    try:
+        matrix = boundary_tune(settings, log, make_bot, args.jobs, on_result)
+    except LogMismatch as exc:
+        print(f"arena tune boundary: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"arena tune boundary: cannot write the log: {exc}", file=sys.stderr)
+        return 1
+    data = boundary_table_file(matrix, settings, log)
+    try:
+        Path(args.out).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        print(f"arena tune boundary: cannot write {args.out}: {exc}; the log {log} holds the "
+              "run: the same command with another --out writes it without playing again",
+              file=sys.stderr)
+        return 1
+    print(f"\narena tune boundary: {matrix.games} games ({args.games} a pairing, this run "
+          f"{time.monotonic() - began:.0f} s), log {log}")
+    print("win share of the row strategy against the column (draws half), 95% interval under:")
+    print(matrix.render(boundary_labels(matrix.agents)))
+    for line in render_table(data["table"], data["opening"], dict(THESIS_TABLE)):
+        print(line)
+    print(f"table written to {args.out}; play it with: "
+          f"arena bot adaptive --option table={args.out}")
+    return 0
+
+
+def _run_barca(args: argparse.Namespace) -> int:
     for name in ("iterations", "depth", "openings", "check_openings", "check_every", "jobs"):
         if getattr(args, name) < 1:
             print(f"arena tune: --{name.replace('_', '-')} must be at least 1",

@@ -29,6 +29,9 @@ from typing import Any, Final
 
 from bots.barca.evaluation import DEFAULT_WEIGHTS, WEIGHT_LIMIT, validate_weights
 from tools.tune.barca_match import Agent, GamePool, Opening, openings, play_match
+from tools.tune.jsonlog import LogMismatch, read_records
+
+__all__ = ["LogMismatch", "Settings", "State", "games_done", "read_log", "total_games", "tune"]
 
 LOG_FORMAT: Final = "arena-tune-barca/1"
 
@@ -56,8 +59,6 @@ class Settings:
         return out
 
 
-class LogMismatch(ValueError):
-    """An existing log was written with other settings (or is not a tuning log)."""
 
 
 def gains(k: int, s: Settings) -> tuple[int, float]:
@@ -97,26 +98,11 @@ def _dump(record: dict[str, Any]) -> str:
 def read_log(path: Path, settings: Settings) -> State | None:
     """The state a log leaves off at (``None`` when there is no log yet); drops a torn last
     line; :class:`LogMismatch` if its settings differ."""
-    if not path.exists() or path.stat().st_size == 0:
+    records = read_records(path, LOG_FORMAT, settings.identity(), "arena tune barca")
+    if records is None:
         return None
-    text = path.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    if lines and lines[-1] != "":  # torn last line: cut the file back to whole lines
-        keep = text[: text.rfind("\n") + 1] if "\n" in text else ""
-        path.write_text(keep, encoding="utf-8")
-        lines = keep.split("\n")
-    records = [json.loads(line) for line in lines if line]
-    if not records:
-        return None
-    header = records[0]
-    if header.get("format") != LOG_FORMAT:
-        raise LogMismatch(f"{path} is not an `arena tune barca` log")
-    if header.get("settings") != settings.identity():
-        raise LogMismatch(
-            f"{path} was written with other settings: {header.get('settings')} (now "
-            f"{settings.identity()}); use another --log or the same settings")
     state = State(0, list(settings.start), list(settings.start))
-    for r in records[1:]:
+    for r in records:
         if "check" in r:
             state.best = list(r["best"])
             state.checks += 1

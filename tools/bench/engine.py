@@ -16,6 +16,10 @@ with the side-strength memo emptied before each pass (fresh positions rather tha
 sides turn after turn); ``claimable_flags`` (every flag of one seat, what a claim window
 costs) is timed per state and seat.
 
+For Boundary (:mod:`tools.bench.boundary_core`): whole games between its basic strategies
+through the engine contract (seconds per game, ticks and turns per second in the details) and
+on the fast core alone (ticks/s), the adaptive agent's games, and the territory map of a view.
+
 For Barca, its two fast cores side by side (:mod:`tools.bench.barca_core`): perft(4) from the
 start, random playouts, and playouts reading both sides' moves and statuses at every position,
 on the from-scratch generator and on the incremental update of rules §12.6. The incremental
@@ -33,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine import registry
+from engine import registry, spaces
 from engine.core import CHANCE, Game, State
 from engine.match import play, random_policy
 from engine.rng import Rng
@@ -49,7 +53,8 @@ from tools.bench.measure import (
 )
 
 HELP = ("random playouts per second per game; Battle Line claim proofs per second; Barca's "
-        "scratch and incremental cores compared")
+        "scratch and incremental cores compared; Boundary's bot games, ticks and turns per "
+        "second")
 
 PROOF_SEEDS = 40
 """Random Battle Line games the claim situations are sampled from."""
@@ -135,6 +140,11 @@ def fast_playout(game: Game, seed: int, options: dict[str, Any]) -> int:
         else:
             joint = {}
             for seat in decision.seats:
+                if game.info.actions == "space":
+                    space = game.action_space(state, seat)
+                    assert space is not None
+                    joint[seat] = spaces.sample(space, rngs[seat])
+                    continue
                 legal = game.legal_actions(state, seat)
                 joint[seat] = legal[rngs[seat].below(len(legal))]
         state = game.apply_unchecked(state, joint).state
@@ -260,6 +270,11 @@ def battleline_workloads(game: Game) -> list[Workload]:
     return workloads
 
 
+def boundary_workloads(game: Game) -> list[Workload]:
+    from tools.bench import boundary_core  # only when Boundary is benchmarked
+    return boundary_core.workloads()
+
+
 def barca_workloads(game: Game) -> list[Workload]:
     from tools.bench import barca_core  # only when Barca is benchmarked
     return barca_core.workloads()
@@ -268,5 +283,6 @@ def barca_workloads(game: Game) -> list[Workload]:
 EXTRA_WORKLOADS: dict[str, Callable[[Game], list[Workload]]] = {
     "battleline": battleline_workloads,
     "barca": barca_workloads,
+    "boundary": boundary_workloads,
 }
 """Game-specific workloads added after a game's playouts."""

@@ -17,6 +17,10 @@ any bot. Modules:
 * ``games/battleline.js`` — Battle Line cards, the table and its composer of legal actions
   (claims, tactics, Scout and the guile cards);
 * ``games/chexers.js`` — the Chexers hex board with exit counters;
+* ``games/barca.js`` — the Barca board with its watering holes and scared, forced and trapped
+  animals;
+* ``games/boundary.js`` — the Boundary field (territory, treasures, pieces, blobs): plans
+  dragged inside the discs of the request's ``action_space``, turns played back tick by tick;
 * ``generic.js`` — any other game: the view as a readable tree, legal actions as buttons;
 * ``replay.js`` — stepping through a finished match, drawn from the replay's per-step views;
 * ``ladder.js`` — leaderboard and rating-history chart;

@@ -41,6 +41,16 @@ export const HOUSE_BOTS = {
     { account: "house-greedy-1", label: "Greedy", note: "best evaluation one ply deep" },
     { account: "house-random-1", label: "Random", note: "any legal action" },
   ],
+  boundary: [
+    { account: "house-adaptive-1", label: "Adaptive", note: "guesses your strategy and counters it" },
+    { account: "house-greedy-1", label: "Greedy Treasure", note: "races for the nearest treasures" },
+    { account: "house-best-treasure-1", label: "Best Treasure", note: "treasure value over distance" },
+    { account: "house-greedy-capture-1", label: "Greedy Capture", note: "pairs up, then hunts pieces" },
+    { account: "house-hybrid-capture-1", label: "Hybrid Capture", note: "pairs up, hunts or takes treasure, whichever is nearer" },
+    { account: "house-defensive-treasure-1", label: "Defensive Treasure", note: "groups of three after treasure" },
+    { account: "house-defensive-capture-1", label: "Defensive Capture", note: "groups of three that hunt" },
+    { account: "house-random-1", label: "Random", note: "any point in reach" },
+  ],
 };
 
 const CLOCKS = [
@@ -474,7 +484,7 @@ function renderPlay() {
     fields.push(h("label", {}, "Your seat",
       h("select", { id: "play-seat", onchange: set("seat") },
         seatNames.map((name, i) => h("option", { value: String(i), selected: String(i) === form.seat },
-          `${name[0].toUpperCase()}${name.slice(1)}${i === 0 ? " (moves first)" : ""}`)),
+          `${name[0].toUpperCase()}${name.slice(1)}${i === 0 && !game.simultaneous ? " (moves first)" : ""}`)),
         h("option", { value: "random", selected: form.seat === "random" }, "random"))));
   } else if (form.mode === "challenge") {
     const others = game.min_seats - 1;

@@ -14,6 +14,8 @@ Bots started:
   browser tests quick) and both use the rule book's starting weights
   (:data:`BARCA_TEST_WEIGHTS`), so their decisions are a pure function of the position that
   a tuned default does not change: a Barca game in the browser tests plays the same way;
+* ``house-adaptive-1`` — Boundary's adaptive agent (its shipped table, seed 0), autoplay for
+  Boundary: a plan takes it milliseconds, so a browser test's turn waits only on the page;
 * ``watch-*`` — slow random bots seeking Battle Line matches among themselves (a live
   bot-vs-bot match to spectate that lasts long enough to look at);
 * ``ladder-*`` — random bots on the Battle Line ladder (a leaderboard and rating histories).
@@ -33,6 +35,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bots.barca.agents import BarcaBot, GreedyBarcaBot
+from bots.boundary.agents import AdaptiveBot
 from bots.random_bot import RandomBot
 from clients import BotRunner
 from clients.connection import ReconnectPolicy
@@ -93,6 +96,8 @@ class WebArena:
                   games=["barca"], max_matches=4)
         self._bot("house-greedy-1", GreedyBarcaBot(weights=BARCA_TEST_WEIGHTS), url,
                   games=["barca"], max_matches=4)
+        self._bot("house-adaptive-1", AdaptiveBot(seed=0), url, games=["boundary"],
+                  max_matches=4)
         for n in range(2):
             self._bot(f"watch-{n + 1}", SlowRandomBot(seed=20 + n, delay_s=0.25), url,
                       games=["battleline"], mode="seek", max_matches=1,

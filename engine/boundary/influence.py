@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,19 +37,20 @@ IntArray = NDArray[np.int64]
 
 
 @cache
-def _arrays() -> tuple[IntArray, IntArray, NDArray[np.int16]]:
+def _arrays() -> tuple[IntArray, IntArray, NDArray[np.int16], NDArray[np.int32]]:
     t = tables()
     thresh = np.array(t.thresh, dtype=np.int64)
     # λ for every s the field can produce, in one flat table (10 MB, built in ~0.1 s): a
     # lookup is then one gather.
     flat = (np.searchsorted(thresh, np.arange(S_MAX + 1, dtype=np.int64), side="right")
             - 1).astype(np.int16)
-    return thresh, np.array(t.exp, dtype=np.int64), flat
+    exp = np.array(t.exp, dtype=np.int64)
+    return thresh, exp, flat, exp.astype(np.int32)
 
 
-def lam(s: IntArray) -> IntArray:
+def lam(s: NDArray[np.integer[Any]]) -> NDArray[np.int32]:
     """``λ(s)`` for an array of integers ``1 ≤ s ≤ S_MAX``, exactly as the table defines it."""
-    return _arrays()[2][s].astype(np.int64)
+    return _arrays()[2][s].astype(np.int32)
 
 
 @dataclass(frozen=True)
@@ -95,26 +97,29 @@ def cell_colours(ci: IntArray, cj: IntArray, blobs: Blobs, influence_radius: int
     out = np.full(n_cells, NEUTRAL, dtype=np.int64)
     if n_cells == 0 or blobs.x.shape[0] == 0:
         return out
-    _, exp, _ = _arrays()
+    exp = _arrays()[3]
+    # Everything fits int32 (s ≤ 5.1e6, Λ·420/n ≤ 6.7e7, G·(G+G') ≤ 6.6e8), which halves the
+    # memory the arrays take and so their time.
     # s = (4i + 1 - 2x)^2 + (4j + 1 - 2y)^2 for every (cell, piece): cells down, pieces across.
-    dx = (4 * ci + 1)[:, None] - 2 * blobs.x[None, :]
-    dy = (4 * cj + 1)[:, None] - 2 * blobs.y[None, :]
+    dx = (4 * ci.astype(np.int32) + 1)[:, None] - 2 * blobs.x.astype(np.int32)[None, :]
+    dy = (4 * cj.astype(np.int32) + 1)[:, None] - 2 * blobs.y.astype(np.int32)[None, :]
     lam_cp = lam(dx * dx + dy * dy)
     # Blob scores: pieces are grouped by blob, so one reduceat over the columns sums each blob.
     starts = np.flatnonzero(np.r_[True, blobs.blob[1:] != blobs.blob[:-1]])
-    sizes = np.array(blobs.sizes, dtype=np.int64)
+    sizes = np.array(blobs.sizes, dtype=np.int32)
     keys = np.add.reduceat(lam_cp, starts, axis=1) * (_SCALE // sizes)[None, :]
     teams = np.array(blobs.teams, dtype=np.int64)
     rows = np.arange(n_cells)
-    best: list[tuple[IntArray, IntArray, IntArray] | None] = []
+    best: list[tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]] | None] = []
     for team in (0, 1):
         cols = np.flatnonzero(teams == team)
         if cols.shape[0] == 0:
             best.append(None)
             continue
         # The closest blob: the smallest key; argmin takes the first, i.e. the smaller id.
-        pick = keys[:, cols].argmin(axis=1)
-        key = keys[:, cols][rows, pick]
+        mine = keys[:, cols]
+        pick = mine.argmin(axis=1)
+        key = mine[rows, pick]
         size = sizes[cols][pick]
         best.append((key, size, exp[key // _SCALE]))
     unit = 16 * influence_radius

@@ -128,7 +128,9 @@ export class MatchTable {
 
   /** The open request's legal actions (none while waiting, or once over). */
   get legal() {
-    return this.request && !this.over ? this.request.legal_actions : [];
+    // A game that describes an action space (Boundary) lists none: its board acts from
+    // `request.action_space` itself; every other page sees an empty list, not a crash.
+    return this.request && !this.over ? this.request.legal_actions ?? [] : [];
   }
 
   /** Answer the open request with `action` (always one of its legal_actions). */

@@ -7,7 +7,8 @@
 // is the protocol's `request` message: match_id, request_id, seat, view, clock_ms, and
 // either legal_actions (answer with one of them) or, in a game whose actions are not a list
 // (Boundary), action_space (answer with a value of it: see src/spaces.js) and
-// default_action (what the server plays if the answer does not come in time). Optional hooks: onMatchStart(message), onEvents(message), onMatchEnd(message).
+// default_action (what the server plays if the answer does not come in time). Optional
+// hooks: onMatchStart(message), onEvents(message), onMatchEnd(message).
 //
 // What the runner does: connect (retrying until the server is up) and say hello; get matches
 // (`autoplay`, the default: the server, a ladder or `arena check-bot` seats the bot; or
@@ -15,8 +16,8 @@
 // resume; answer every open request exactly once with its request_id, and never a request
 // that went stale; when an answer is refused as malformed or illegal (or the bot throws),
 // answer once more with a random legal action, or in an action-space game with the
-// request's default_action (else a random value of the space); reconnect with resume (the server re-sends the open request); stop
-// after `matches` finished matches if asked.
+// request's default_action (else a random value of the space); reconnect with resume (the
+// server re-sends the open request); stop after `matches` finished matches if asked.
 //
 // Settings come from the options, else from the environment (what `arena check-bot` sets):
 //   ARENA_SERVER    websocket URL                    (default ws://127.0.0.1:8765/ws)

@@ -120,7 +120,8 @@ test('const, record and subset', () => {
   const everything = sample(space, seededRandom(5), 1);
   assert.deepEqual(Object.keys(everything.extras).sort(), ['a', 'b']);
   // The same seed gives the same draws.
-  assert.deepEqual(sample(boundarySpace(), seededRandom(9)), sample(boundarySpace(), seededRandom(9)));
+  assert.deepEqual(sample(boundarySpace(), seededRandom(9)),
+    sample(boundarySpace(), seededRandom(9)));
 
   const base = { kind: 'plan', payload: value, nothing: null, extras: {}, empty: {} };
   assert.ok(contains(space, base));
@@ -153,7 +154,8 @@ test('contains refuses points that are not two integers in the disc and the box'
 });
 
 test('an unknown node type is an error, not a guess', () => {
-  assert.throws(() => sample({ type: 'range', low: 0, high: 3 }), /unknown action space node type "range"/);
+  assert.throws(() => sample({ type: 'range', low: 0, high: 3 }),
+    /unknown action space node type "range"/);
   assert.throws(() => contains({ type: 'range' }, 1), /unknown action space node type/);
 });
 

@@ -13,7 +13,9 @@ What the runner does: connect and handshake; offer itself (``autoplay``, the def
 ``seek``) for the given games, again after a reconnect that could not resume; answer every
 ``request`` once, with its ``request_id``; drop requests that went stale; reconnect with
 resume (the server re-sends the pending request); log errors, and when an answer is refused
-as malformed or illegal, answer once more with a random legal action; count matches and stop
+as malformed or illegal (or ``choose`` raises), answer once more safely: a random legal
+action, or in a game that sends an ``action_space`` instead of ``legal_actions`` (Boundary)
+the request's ``default_action`` (what a missed deadline would play); count matches and stop
 after ``matches`` of them if asked.
 
 A bot is any object with ``choose(request) -> action``. ``choose`` may be a coroutine
@@ -54,7 +56,9 @@ class Bot(Protocol):
     """What the runner needs from a bot: one method."""
 
     def choose(self, request: dict[str, Any]) -> Any:
-        """Return one of ``request["legal_actions"]`` (or any action: the server judges)."""
+        """Return one of ``request["legal_actions"]``, or a value of
+        ``request["action_space"]`` in a game that sends one (or any action: the server
+        judges)."""
 
 
 @dataclass
@@ -306,7 +310,7 @@ class BotRunner:
         request_id = request["request_id"]
         try:
             if fallback:
-                action = self._random_legal(request)
+                action = self._safe_action(request)
             else:
                 try:
                     action = await self._choose(request)
@@ -315,7 +319,7 @@ class BotRunner:
                 except Exception:
                     self.log.exception("bot_choose_failed", match_id=request.get("match_id"))
                     self.stats.fallbacks += 1
-                    action = self._random_legal(request)
+                    action = self._safe_action(request)
             await self._send_action(request, action)
         finally:
             if self._thinking.get(request_id) is asyncio.current_task():
@@ -331,9 +335,17 @@ class BotRunner:
             result = await result
         return result
 
-    def _random_legal(self, request: Mapping[str, Any]) -> Any:
-        legal = request.get("legal_actions") or [None]
-        return legal[self._rng.randrange(len(legal))]
+    def _safe_action(self, request: Mapping[str, Any]) -> Any:
+        """An answer the server accepts, whatever the bot thought: a random legal action,
+        or in an action-space game the request's default action (else the space's plainest
+        value)."""
+        legal = request.get("legal_actions")
+        if legal:
+            return legal[self._rng.randrange(len(legal))]
+        if "default_action" in request:
+            return request["default_action"]
+        space = request.get("action_space")
+        return plainest_value(space) if isinstance(space, Mapping) else None
 
     async def _send_action(self, request: Message, action: Any) -> None:
         """Send the answer if the request is still pending; across a drop, wait for the
@@ -352,3 +364,20 @@ class BotRunner:
                 with contextlib.suppress(ConnectionLost, TimeoutError):
                     await self.conn.wait_connected(timeout=60.0)
                 await asyncio.sleep(0)  # let the re-sent request be processed first
+
+
+def plainest_value(space: Mapping[str, Any]) -> Any:
+    """A value of an action space (PROTOCOL.md, "Action spaces") with no choice in it: a
+    record of its fields' plainest values, the empty subset, a point's centre (always
+    valid). For a space game that gives no ``default_action``; a bot that wants random values
+    samples with :func:`engine.spaces.sample` (``clients/`` does not import the engine)."""
+    kind = space.get("type")
+    if kind == "const":
+        return space["value"]
+    if kind == "record":
+        return {k: plainest_value(s) for k, s in space["fields"].items()}
+    if kind == "subset":
+        return {}
+    if kind == "point":
+        return list(space["center"])
+    raise ValueError(f"unknown action space node type {kind!r}")

@@ -5,9 +5,12 @@ and on a Node.js bot written with the clients/js kit: tests/docs.)"""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.clients_js.node_kit import ARENA
 from tools.checkbot import CheckSettings, Report, check_bot
@@ -102,3 +105,56 @@ async def test_the_barca_agent_passes_every_check_on_barca() -> None:
     report = await check_bot(command, CheckSettings(game="barca", seed=4))
     assert verdicts(report) == dict.fromkeys(CHECKS, True), report.text()
     assert report.text().endswith("6 of 6 checks passed")
+
+
+# ---- Boundary: requests carry an action space, turns are simultaneous, a missed deadline
+# plays the default action (the empty plan) instead of losing --------------------------------
+
+BOUNDARY_FAST = CheckSettings(game="boundary", connect_timeout=30, answer_timeout=1.0,
+                              reconnect_timeout=3.0, low_clock_ms=500,
+                              low_clock_increment_ms=20, seed=6)
+
+
+@pytest.mark.parametrize("bot", ["random", "adaptive"])
+async def test_the_random_bot_and_the_adaptive_agent_pass_every_check_on_boundary(
+        bot: str) -> None:
+    command = [str(ARENA), "bot", bot, "--game", "{game}", "--server", "{server}",
+               "--token", "{token}", "--log-level", "warning"]
+    report = await check_bot(command, CheckSettings(game="boundary", seed=4))
+    assert verdicts(report) == dict.fromkeys(CHECKS, True), report.text()
+    # Every answer judged by the engine: in the request's action space, and legal.
+    assert detail(report, "ordinary turns").endswith(
+        "every answer a value of its action space that the rules accept")
+    assert "nothing sent after match_end" in detail(report, "match end")
+    assert report.text().endswith("6 of 6 checks passed")
+
+
+async def test_a_boundary_bot_that_ignores_the_reach_fails_its_turns() -> None:
+    report = await check_bot([*BROKEN, "off-reach"], BOUNDARY_FAST)
+    found = verdicts(report)
+    assert found["connect"] is True
+    for name in ("ordinary turns", "stale request", "reconnect", "clock running low"):
+        assert found[name] is False, report.text()
+    ordinary = detail(report, "ordinary turns")
+    assert "the engine refuses its answer to request" in ordinary, ordinary
+    assert "illegal (out_of_reach)" in ordinary
+    assert "illegal_action" in ordinary  # and the server refused it too
+    # On the low clock every plan is refused and then the deadline passes: the server plays
+    # the empty plan for it each turn.
+    assert re.search(r"it missed \d+ deadline\(s\): the server played the default action",
+                     detail(report, "clock running low"))
+
+
+async def test_a_boundary_bot_too_slow_for_its_clock_misses_a_deadline() -> None:
+    # Its first answer in each match takes 1.5 s: fine on 120 s, not on a 1 s bank, where
+    # the server plays the empty plan for it (the match goes on, unlike a timeout loss).
+    settings = CheckSettings(game="boundary", answer_timeout=5.0, reconnect_timeout=5.0,
+                             low_clock_ms=1000, seed=7)
+    report = await check_bot([*BROKEN, "slow-start"], settings)
+    expected = dict.fromkeys(CHECKS, True)
+    expected["clock running low"] = False
+    assert verdicts(report) == expected, report.text()
+    low = detail(report, "clock running low")
+    assert re.search(r"it missed \d+ deadline\(s\): the server played the default action for it",
+                     low), low
+    assert "1000 ms bank" in low

@@ -16,15 +16,21 @@ Checks, in order (each a :class:`CheckResult`; the relay is :mod:`tools.checkbot
 the opponents :mod:`tools.checkbot.player`, the checks :mod:`tools.checkbot.checker`):
 
 * **connect** — hello → welcome, then ``autoplay`` for the game;
-* **ordinary turns** — a whole match: every request answered in time, no error;
+* **ordinary turns** — a whole match: every request answered in time, no error, and every
+  answer judged by the engine in the state the request was made from (a legal action, or in
+  a game of action spaces — Boundary — a value of the request's ``action_space`` that the
+  game's ``check_action`` accepts);
 * **stale request** — a copy of an already answered request arrives just before a new one:
   the new one must be answered (answering the copy is refused as stale by the server and
   does no harm, but a careful bot skips it);
 * **reconnect** — the connection drops while a request is pending: the bot must reconnect,
   ``hello`` with ``resume`` set to its session, and answer the re-sent request (same id);
-* **clock running low** — a whole match on a small time bank: no timeout;
+* **clock running low** — a whole match on a small time bank: no timeout (where a missed
+  deadline plays a default action instead of losing — Boundary — no deadline missed);
 * **match end** — after every ``match_end`` (including one by the opponent's resignation)
-  the bot sends nothing more for that match and is ready to be seated again.
+  the bot sends nothing more for that match and is ready to be seated again (on simultaneous
+  turns the opponent resigns once the bot has committed to the turn, so no answer of the bot
+  can cross the ``match_end`` in flight).
 
 The server runs in-process (127.0.0.1, port 0, SQLite in a temporary directory).
 """

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import random
 import shlex
@@ -17,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import registry
+from engine import registry, spaces
+from engine.core import IllegalAction, MalformedAction
 from server.app import ArenaServer
 from server.storage import SqliteStore
 from tools.checkbot.player import ScriptedPlayer
@@ -96,6 +98,8 @@ class MatchWatch:
     end: dict[str, Any] | None = None
     after_end: list[dict[str, Any]] = field(default_factory=list)
     abandoned: bool = False      # the bot left its session (no resume): not its match any more
+    refused: list[str] = field(default_factory=list)  # answers the engine judged not legal
+    timeouts: int = 0            # deadlines the bot missed (a default action played for it)
 
 
 class Checker:
@@ -115,6 +119,8 @@ class Checker:
         self.report = Report(settings.game, self.command)
         self.bot_session: str | None = None
         self._seat_next = 0
+        # request_id -> (the state it was asked in, the request): to judge the answer.
+        self._asked: dict[str, tuple[Any, dict[str, Any]]] = {}
 
     # ---- set-up and tear-down ----------------------------------------------------------------
 
@@ -130,10 +136,12 @@ class Checker:
         self.server = ArenaServer(self.store, grace_s=self.settings.grace_s)
         await self.server.start("127.0.0.1", 0)
         self.relay = Relay(self.server.ws_url)
+        self.relay.observe = self._note_request
         await self.relay.start()
         for i, player_token in enumerate(player_tokens):
             player = await ScriptedPlayer.open(self.server.ws_url, player_token, f"checker-{i}",
-                                               random.Random(self.rng.random()))
+                                               random.Random(self.rng.random()),
+                                               simultaneous=self.game.info.simultaneous)
             self.players.append(player)
             if i > 0:  # the others take the remaining seats as house bots
                 reply = await player.request({"type": "autoplay", "games": [self.game.info.name],
@@ -190,6 +198,42 @@ class Checker:
         assert self.server is not None
         return any(s.name == BOT_ACCOUNT and s.free_autoplay_slots(self.game.info.name) > 0
                    for s in self.server.sessions.all())
+
+    def _note_request(self, conn: int, message: dict[str, Any]) -> None:
+        """A message on its way to the bot: for a request, keep the state it was asked in.
+        Called before the bot can see it, so while the request is open the match's state is
+        still the one the request was made from (a simultaneous turn moves on only once
+        every seat, the bot included, has committed)."""
+        if message.get("type") != "request" or self.server is None:
+            return
+        request_id, seat = message.get("request_id"), message.get("seat")
+        live = self.server.find_match(str(message.get("match_id")))
+        if live is None or not isinstance(request_id, str) or not isinstance(seat, int):
+            return
+        if request_id not in self._asked and live.runner.pending_request_id(seat) == request_id:
+            self._asked[request_id] = (live.runner.state, message)
+
+    def _judge(self, request_id: str, action: Any) -> str | None:
+        """Why the engine refuses ``action`` as the answer to ``request_id`` (``None``: a
+        legal action, or a value of the action space that the rules accept)."""
+        asked = self._asked.get(request_id)
+        if asked is None:
+            return None
+        state, request = asked
+        space = request.get("action_space")
+        outside = space is not None and not spaces.contains(space, action)
+        why = "not a value of its action_space" if outside else None
+        try:
+            self.game.check_action(state, int(request["seat"]), action)
+        except MalformedAction as exc:
+            why = f"malformed: {exc.message}"
+        except IllegalAction as exc:
+            why = f"illegal ({exc.rule}): {exc.message}"
+        if why is None:
+            return None
+        shown = json.dumps(action, separators=(",", ":"))
+        shown = shown if len(shown) <= 100 else shown[:97] + "..."
+        return f"the engine refuses its answer to request {request_id}, {shown}: {why}"
 
     async def _wait(self, condition: Callable[[], bool], timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -297,6 +341,10 @@ class Checker:
                             else max(watch.highest_clock_ms, clock_ms)
                 elif record.to_bot and kind == "error":
                     watch.errors.append(message)
+                elif record.to_bot and kind == "events":
+                    watch.timeouts += sum(1 for e in message.get("events", [])
+                                          if e.get("type") == "timeout"
+                                          and seat in e.get("seats", ()))
                 elif not record.to_bot and kind == "action":
                     rid = message.get("request_id")
                     if watch.end is not None:
@@ -305,6 +353,9 @@ class Checker:
                         answered.add(rid)
                         watch.answered += 1
                         watch.slowest_s = max(watch.slowest_s, record.at - seen_requests[rid])
+                        refused = self._judge(rid, message.get("action"))
+                        if refused is not None:
+                            watch.refused.append(refused)
                 elif record.to_bot and kind == "match_end" and watch.end is None:
                     watch.end = message
             index = len(self.relay.records)
@@ -361,6 +412,12 @@ class Checker:
         problems = []
         if watch.unanswered:
             problems.append(watch.unanswered)
+        if watch.refused:
+            problems.append(watch.refused[0] + (f" (and {len(watch.refused) - 1} more)"
+                                                if len(watch.refused) > 1 else ""))
+        if watch.timeouts and self.game.info.timeout == "default":
+            problems.append(f"it missed {watch.timeouts} deadline(s): the server played the "
+                            "default action for it")
         if watch.errors:
             problems.append(self._errors_text(watch.errors))
         if watch.end is None:
@@ -380,8 +437,11 @@ class Checker:
                   f"({self._summary(watch)})")
         if problems:
             return CheckResult(name, False, "; ".join(problems) + f" — {detail}"), watch
+        legal = ("a value of its action space that the rules accept"
+                 if self.game.info.actions == "space" else "a legal action")
         return CheckResult(name, True, f"{detail}, 0 errors, slowest answer "
-                                       f"{watch.slowest_s * 1000:.0f} ms"), watch
+                                       f"{watch.slowest_s * 1000:.0f} ms; every answer "
+                                       f"{legal}"), watch
 
     async def check_stale(self) -> tuple[CheckResult, MatchWatch | None]:
         name = "stale request"
@@ -422,8 +482,11 @@ class Checker:
                          if r.message.get("request_id") == state["stale"]]
         fresh_answers = [r for r in relay.sent_by_bot("action", since)
                          if r.message.get("request_id") == state["fresh"]]
+        # Refusals of an answer to the copy: harmless. On a simultaneous turn the bot may
+        # have committed to the new turn before it answered the copy: already_committed.
         stale_errors = [e for e in watch.errors if e.get("request_id") == state["stale"]
-                        and e.get("code") in ("stale_request", "not_your_turn")]
+                        and (e.get("code") in ("stale_request", "not_your_turn")
+                             or (e.get("details") or {}).get("rule") == "already_committed")]
         other_errors = [e for e in watch.errors if e not in stale_errors]
         problems = []
         if not fresh_answers:

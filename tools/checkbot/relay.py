@@ -46,6 +46,9 @@ class Relay:
         # Called with each server → bot message; returns the messages to deliver instead.
         self.rewrite: Callable[[int, dict[str, Any]], list[tuple[dict[str, Any], bool]]] | None \
             = None
+        # Called with each server → bot message as it arrives, before it is delivered (what
+        # the server's state was when it sent a request, for judging the answer).
+        self.observe: Callable[[int, dict[str, Any]], None] | None = None
 
     async def start(self) -> None:
         self._server = await serve(
@@ -100,6 +103,8 @@ class Relay:
         async def server_to_bot() -> None:
             async for frame in up_ws:
                 message = _decode(frame)
+                if message is not None and self.observe is not None:
+                    self.observe(conn, message)
                 if message is None or self.rewrite is None:
                     self._record(conn, True, frame)
                     await bot_ws.send(frame)

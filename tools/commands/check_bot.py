@@ -5,6 +5,8 @@ r"""``arena check-bot``: run a bot through scripted situations and print what pa
     arena check-bot --game battleline -- node clients/js/examples/random-bot.js
     arena check-bot --game chexers -- \
         arena bot random --game {game} --server {server} --token {token}
+    arena check-bot --game boundary -- arena bot adaptive --game {game} \
+        --server {server} --token {token}
 
 The command after ``--`` starts the bot. It gets ``ARENA_SERVER`` (websocket URL),
 ``ARENA_TOKEN`` (a bot account's token) and ``ARENA_GAME`` in its environment, and

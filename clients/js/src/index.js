@@ -8,5 +8,6 @@ export {
   PROTOCOL_VERSION, SUBPROTOCOL_JSON, CLIENT_NAME, backoffDelayMs,
 } from './client.js';
 export { BotRunner, runBot, optionsFromEnv, describeResult, DEFAULT_SERVER } from './runner.js';
-export { RandomBot, seededRandom } from './bots.js';
+export { RandomBot, randomAction, safeAction, seededRandom } from './bots.js';
+export { NODE_TYPES, contains, jsonEqual, sample } from './spaces.js';
 export { BattleLineBot } from './battleline.js';

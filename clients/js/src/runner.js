@@ -4,16 +4,20 @@
 //   await runBot({ choose: (request) => request.legal_actions[0] });
 //
 // A bot is any object with `choose(request) -> action` (it may return a Promise). `request`
-// is the protocol's `request` message: match_id, request_id, seat, view, legal_actions,
-// clock_ms. Optional hooks: onMatchStart(message), onEvents(message), onMatchEnd(message).
+// is the protocol's `request` message: match_id, request_id, seat, view, clock_ms, and
+// either legal_actions (answer with one of them) or, in a game whose actions are not a list
+// (Boundary), action_space (answer with a value of it: see src/spaces.js) and
+// default_action (what the server plays if the answer does not come in time). Optional
+// hooks: onMatchStart(message), onEvents(message), onMatchEnd(message).
 //
 // What the runner does: connect (retrying until the server is up) and say hello; get matches
 // (`autoplay`, the default: the server, a ladder or `arena check-bot` seats the bot; or
 // `seek`; or `play_bot` against a named house bot), again after a reconnect that could not
 // resume; answer every open request exactly once with its request_id, and never a request
-// that went stale; when an answer is refused as malformed or illegal, answer once more with a
-// random legal action; reconnect with resume (the server re-sends the open request); stop
-// after `matches` finished matches if asked.
+// that went stale; when an answer is refused as malformed or illegal (or the bot throws),
+// answer once more with a random legal action, or in an action-space game with the
+// request's default_action (else a random value of the space); reconnect with resume (the
+// server re-sends the open request); stop after `matches` finished matches if asked.
 //
 // Settings come from the options, else from the environment (what `arena check-bot` sets):
 //   ARENA_SERVER    websocket URL                    (default ws://127.0.0.1:8765/ws)
@@ -28,7 +32,7 @@
 //   ARENA_CONNECT_ATTEMPTS  tries to reach the server at start (default 20, backing off to 5 s)
 
 import { ArenaClient, ArenaError, ConnectionLost, StaleRequest } from './client.js';
-import { RandomBot } from './bots.js';
+import { safeAction, seededRandom } from './bots.js';
 
 export const DEFAULT_SERVER = 'ws://127.0.0.1:8765/ws';
 
@@ -94,7 +98,8 @@ export class BotRunner {
     this.log = settings.log === undefined ? (line) => console.log(line) : settings.log;
     this.logError = settings.logErrors === undefined ? (line) => console.error(line)
       : settings.logErrors;
-    this.fallback = new RandomBot(settings.seed);
+    this.fallbackRandom = settings.seed === undefined || settings.seed === null ? Math.random
+      : seededRandom(settings.seed);
     this.stats = newStats();
     this.client = new ArenaClient(this.server, {
       token: settings.token, name: settings.name, client: settings.client,
@@ -268,15 +273,15 @@ export class BotRunner {
     try {
       let action;
       if (fallback) {
-        action = this.fallback.choose(request);
+        action = safeAction(request, this.fallbackRandom);
       } else {
         try {
           action = await this.bot.choose(request);
         } catch (error) {
           this.logError?.(`the bot failed to choose (${error?.message ?? error}); `
-            + 'answering with a random legal action');
+            + 'answering with a safe action instead');
           this.stats.fallbacks += 1;
-          action = this.fallback.choose(request);
+          action = safeAction(request, this.fallbackRandom);
         }
       }
       if (!this.client.isPending(request)) return; // went stale while thinking

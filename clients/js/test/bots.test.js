@@ -7,16 +7,21 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { BattleLineBot, BotRunner, RandomBot, describeResult } from '../src/index.js';
+import {
+  BattleLineBot, BotRunner, RandomBot, contains, describeResult, sample,
+} from '../src/index.js';
 import { REPO, startArena } from './arena.js';
 
 let arena;
 const FAST = { initialDelayMs: 20, maxDelayMs: 200, maxAttempts: 20 };
 const REASONS = ['five_flags', 'breakthrough', 'stalemate'];
+const BOUNDARY_REASONS = ['treasures', 'elimination', 'turn_limit'];
 
 before(async () => {
-  arena = await startArena(['house', 'js-random', 'js-heuristic', 'cx-0', 'cx-1', 'cx-2']);
-  await arena.startHouseBot('house', 'battleline');
+  arena = await startArena(['house', 'house-boundary', 'js-random', 'js-heuristic', 'cx-0',
+    'cx-1', 'cx-2', 'js-plans', 'js-clumsy']);
+  await Promise.all([arena.startHouseBot('house', 'battleline'),
+    arena.startHouseBot('house-boundary', 'boundary', 'greedy-treasure')]);
 });
 
 after(() => arena?.stop());
@@ -63,6 +68,68 @@ test('a refused or failed choice is replaced by a random legal action', async ()
   assert.ok(errors.some((e) => e.includes('the bot tripped')));
   assert.ok(stats.fallbacks >= stats.errors, `${stats.fallbacks} fallbacks, ${stats.errors} errors`);
   assert.ok(REASONS.includes(stats.results[0].outcome.reason));
+});
+
+test('in Boundary the random bot answers from the action space alone', async () => {
+  const bot = new RandomBot(5);
+  const seen = [];
+  const watching = { choose(request) {
+    assert.equal(request.legal_actions, undefined);
+    const action = bot.choose(request);
+    assert.ok(contains(request.action_space, action));
+    seen.push(request.request_id);
+    return action;
+  } };
+  const stats = await runner(watching, 'js-plans', { games: ['boundary'],
+    opponent: 'house-boundary', matches: 1, seat: 1, gameOptions: { turn_limit: 20 } }).run();
+  assert.equal(stats.matchesFinished, 1);
+  assert.equal(stats.errors, 0);
+  assert.equal(stats.fallbacks, 0);
+  assert.equal(stats.actions, seen.length);
+  assert.equal(new Set(seen).size, seen.length, 'one answer per request');
+  assert.ok(BOUNDARY_REASONS.includes(stats.results[0].outcome.reason));
+});
+
+test('in Boundary a refused or failed plan is replaced by the default action', async () => {
+  let calls = 0;
+  const refusedFor = new Set();
+  const clumsy = {
+    choose(request) {
+      calls += 1;
+      const space = request.action_space;
+      if (calls % 3 === 1) {
+        // A plan for another turn: illegal (stale_turn), then the runner's default plan.
+        refusedFor.add(request.request_id);
+        return { ...sample(space), turn: space.fields.turn.value + 1 };
+      }
+      if (calls % 3 === 2) throw new Error('the bot tripped');
+      return sample(space);
+    },
+  };
+  const errors = [];
+  const sent = [];
+  const runnerForClumsy = runner(clumsy, 'js-clumsy', { games: ['boundary'],
+    opponent: 'house-boundary', matches: 1, gameOptions: { turn_limit: 9 },
+    logErrors: (line) => errors.push(line) });
+  const act = runnerForClumsy.client.act.bind(runnerForClumsy.client);
+  runnerForClumsy.client.act = (request, action) => {
+    sent.push({ request, action });
+    return act(request, action);
+  };
+  const stats = await runnerForClumsy.run();
+  assert.equal(stats.matchesFinished, 1);
+  assert.ok(calls >= 3, `${calls} turns`);
+  assert.equal(stats.errors, refusedFor.size);
+  assert.ok(errors.some((e) => e.startsWith('server error illegal_action')), errors[0]);
+  assert.ok(errors.some((e) => e.includes('the bot tripped')));
+  assert.equal(stats.fallbacks, stats.errors + Math.floor((calls + 1) / 3));
+  // Each refused plan was answered again with the request's default action.
+  for (const id of refusedFor) {
+    const answers = sent.filter((s) => s.request.request_id === id);
+    assert.equal(answers.length, 2);
+    assert.deepEqual(answers[1].action, answers[1].request.default_action);
+  }
+  assert.ok(BOUNDARY_REASONS.includes(stats.results[0].outcome.reason));
 });
 
 test('three JS random bots play Chexers: two on autoplay, one asking play_bot', async () => {

@@ -125,11 +125,11 @@ def cell_colours(ci: IntArray, cj: IntArray, blobs: Blobs, influence_radius: int
     unit = 16 * influence_radius
     inside = []
     for team in (0, 1):
-        mine, theirs = best[team], best[1 - team]
-        if mine is None:
+        ours, theirs = best[team], best[1 - team]
+        if ours is None:
             inside.append(np.zeros(n_cells, dtype=bool))
             continue
-        _, size, g = mine
+        _, size, g = ours
         if theirs is None:
             inside.append(g < unit * size)
         else:

@@ -56,6 +56,7 @@ def test_bad_plans_are_rejected_and_the_seat_may_resubmit_case_27() -> None:
     assert rule_of(state, 0, plan({"0": [400, 800]})) == "off_field"
     assert rule_of(state, 0, plan({"0": [-1, 400]})) == "off_field"
     assert rule_of(state, 0, plan({"0": [410, 400]}, turn=3)) == "stale_turn"
+    bad: Any
     for bad in (plan({"0": [400.5, 400]}), plan({"0": ["400", 400]}), plan({"0": [400]}),
                 plan({"x": [400, 400]}), plan({"01": [400, 400]}), plan({"14": [1, 1]}),
                 {"moves": {}}, {"turn": 0}, {"turn": 0, "moves": [], "extra": 1},

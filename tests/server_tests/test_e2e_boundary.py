@@ -116,11 +116,12 @@ async def test_every_bad_plan_gets_a_typed_error_and_the_match_goes_on(
         assert err["code"] == "illegal_action", (rule, err)
         assert err["details"]["rule"] == rule, err
         assert err["request_id"] == request["request_id"]
-    for action in ({"turn": 0}, {"turn": 0, "moves": {pid: [x + 0.5, y]}},
-                   {"turn": 0, "moves": {"x": [1, 2]}}, "stay", None, [1, 2],
-                   {"turn": "0", "moves": {}}):
-        err = await refused(blue, match_id, request, action)
-        assert err["code"] == "malformed_action", (action, err)
+    malformed: list[Any] = [{"turn": 0}, {"turn": 0, "moves": {pid: [x + 0.5, y]}},
+                            {"turn": 0, "moves": {"x": [1, 2]}}, "stay", None, [1, 2],
+                            {"turn": "0", "moves": {}}]
+    for bad in malformed:
+        err = await refused(blue, match_id, request, bad)
+        assert err["code"] == "malformed_action", (bad, err)
     stale = dict(request, request_id="not-the-open-one")
     err = await refused(blue, match_id, stale, plan(request))
     assert err["code"] == "stale_request"

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,7 +120,12 @@ class AdaptivePlayer:
         self._turn: int | None = None
         self.history: list[tuple[int, str, str | None]] = []   # (turn, played, guess)
 
-    def plan(self, view: Mapping[str, Any]) -> dict[int, Point]:
+    def plan(self, view: Mapping[str, Any], deadline: float | None = None
+             ) -> dict[int, Point]:
+        """This turn's plan. ``deadline`` (a ``time.perf_counter()`` value): the lookahead
+        stops simulating once it has passed, keeping the best plan found so far (the table's
+        choice comes first); without one the search is complete and the plan a pure function
+        of the game so far."""
         world = World.from_view(view, self.team)
         turn = world.turn
         opponent = world.as_team(1 - self.team)
@@ -138,7 +144,7 @@ class AdaptivePlayer:
         self._turn = turn
         name, label = self.choose(world)
         if self.settings.lookahead and label is not None and label in self._predicted:
-            name, plan = self._search(view, world, name, label)
+            name, plan = self._search(view, world, name, label, deadline)
         else:
             strategy = self.own[name]
             self._aim(strategy, name, label, self._predicted.get(label or ""))
@@ -156,16 +162,25 @@ class AdaptivePlayer:
         else:
             strategy.predictions = None
 
-    def _search(self, view: Mapping[str, Any], world: World, preferred: str, label: str
+    def _search(self, view: Mapping[str, Any], world: World, preferred: str, label: str,
+                deadline: float | None = None, clock: Callable[[], float] = time.perf_counter
                 ) -> tuple[str, dict[int, Point]]:
         """Play each strategy's plan against the model's prediction of the opponent for
         ``lookahead`` turns on the engine and keep the best score difference; the table's
-        choice wins ties. The chosen strategy's memory advances as if it had planned alone."""
+        choice wins ties (and is all there is when ``deadline`` has passed before the second
+        candidate). The chosen strategy's memory advances as if it had planned alone."""
         me, them = self.team, 1 - self.team
         start = board_from_view(view)
         best: tuple[int, str, dict[int, Point], Strategy] | None = None
         seen: set[tuple[tuple[int, Point], ...]] = set()
         for name in (preferred, *(n for n in NAMES if n != preferred)):
+            if best is not None and deadline is not None and clock() >= deadline:
+                break
+            if best is None and deadline is not None and clock() >= deadline:
+                # No time to compare anything: the table's choice, unsimulated.
+                strategy = self.own[name]
+                self._aim(strategy, name, label, self._predicted[label])
+                return name, strategy.plan(world)
             mine = copy.deepcopy(self.own[name])
             self._aim(mine, name, label, self._predicted[label])
             plan = mine.plan(world)

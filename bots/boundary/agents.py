@@ -6,6 +6,7 @@ the match ends (``on_match_end``) and the oldest is dropped beyond :data:`MAX_MA
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
@@ -78,19 +79,43 @@ DefensiveTreasureBot = _strategy_bot("DT")
 DefensiveCaptureBot = _strategy_bot("DC")
 
 
+CLOCK_SHARE = 0.1
+"""Of the time a request leaves (its ``deadline_ms``), what the lookahead may spend."""
+
+
 class AdaptiveBot(_PerMatch):
     """The adaptive agent (rules §11.3). ``table``: ``"tuned"`` (the shipped table of
     ``arena tune boundary``), ``"thesis"`` (§11.3 exactly), a path to a table file, or a
-    :class:`Settings`."""
+    :class:`Settings`. On a clock the lookahead stops after ``clock_share`` of the time the
+    request leaves (and after ``time_budget_s`` if given); untimed it always completes, so
+    the same games give the same plans."""
 
-    def __init__(self, table: str | Path | Settings = "tuned", seed: int | None = None) -> None:
+    def __init__(self, table: str | Path | Settings = "tuned", seed: int | None = None,
+                 clock_share: float = CLOCK_SHARE, time_budget_s: float | None = None) -> None:
         super().__init__()
+        if not 0 < clock_share <= 1:
+            raise ValueError("clock_share must be in (0, 1]")
+        if time_budget_s is not None and time_budget_s <= 0:
+            raise ValueError("time_budget_s must be positive")
         self.settings = table if isinstance(table, Settings) else load_settings(table)
         self.seed = 0 if seed is None else seed
+        self.clock_share = clock_share
+        self.time_budget_s = time_budget_s
+
+    def budget_s(self, request: Mapping[str, Any]) -> float | None:
+        """Seconds the lookahead may spend on this request (``None``: no limit)."""
+        limits = [] if self.time_budget_s is None else [self.time_budget_s]
+        left = request.get("deadline_ms")
+        if isinstance(left, int | float):
+            limits.append(self.clock_share * left / 1000)
+        return min(limits) if limits else None
 
     def choose(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        began = time.perf_counter()
         seat = int(request["seat"])
         player: AdaptivePlayer = self.memory(request, lambda s: AdaptivePlayer(
             s, self.settings, Rng(self.seed).fork(f"{request.get('match_id')}/{s}")))
         world = World.from_view(request["view"], seat)
-        return plan_action(world, player.plan(request["view"]))
+        budget = self.budget_s(request)
+        deadline = None if budget is None else began + budget
+        return plan_action(world, player.plan(request["view"], deadline))

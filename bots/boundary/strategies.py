@@ -127,11 +127,24 @@ class BestTreasure(_TreasureRacer):
 class _Hunter(Strategy):
     """A blob at the threshold keeps one enemy target while it lives and every member
     agrees, else takes the enemy nearest its centroid; it FLANKs toward where the target
-    will be."""
+    will be. Smaller blobs :meth:`gather` first."""
 
     def __init__(self) -> None:
         super().__init__()
         self.targets: dict[int, int] = {}
+
+    def plan(self, world: World) -> dict[int, Point]:
+        builder = PlanBuilder(world)
+        th = self.th(world)
+        for blob in self.ordered_blobs(world):
+            if len(blob) >= th:
+                self.hunt(world, builder, blob)
+            else:
+                self.gather(world, builder, blob)
+        return builder.plan
+
+    def gather(self, world: World, builder: PlanBuilder, blob: tuple[int, ...]) -> None:
+        raise NotImplementedError
 
     def hunt(self, world: World, builder: PlanBuilder, blob: tuple[int, ...]) -> None:
         enemies = {e: world.pos[e] for e in world.enemy()}
@@ -151,20 +164,15 @@ class GreedyCapture(_Hunter):
     name = "GC"
     threshold = 2
 
-    def plan(self, world: World) -> dict[int, Point]:
-        builder = PlanBuilder(world)
-        th = self.th(world)
-        for blob in self.ordered_blobs(world):
-            if len(blob) >= th:
-                self.hunt(world, builder, blob)
-                continue
-            (p,) = blob
-            ally = _nearest_ally(world, world.pos[p], blob, prefer_lone=True)
-            if ally is None:
-                self.hunt(world, builder, blob)
-            else:
-                builder.move(p, builder.ally_point(ally))
-        return builder.plan
+    def gather(self, world: World, builder: PlanBuilder, blob: tuple[int, ...]) -> None:
+        # A lone piece joins the nearest ally outside its blob, a lone one if any; with no
+        # ally left it hunts alone.
+        (p,) = blob
+        ally = _nearest_ally(world, world.pos[p], blob, prefer_lone=True)
+        if ally is None:
+            self.hunt(world, builder, blob)
+        else:
+            builder.move(p, builder.ally_point(ally))
 
 
 class HybridCapture(Strategy):
@@ -247,15 +255,8 @@ class DefensiveCapture(_Hunter):
     name = "DC"
     threshold = 3
 
-    def plan(self, world: World) -> dict[int, Point]:
-        builder = PlanBuilder(world)
-        th = self.th(world)
-        for blob in self.ordered_blobs(world):
-            if len(blob) >= th:
-                self.hunt(world, builder, blob)
-            else:
-                _group_up(world, builder, blob)
-        return builder.plan
+    def gather(self, world: World, builder: PlanBuilder, blob: tuple[int, ...]) -> None:
+        _group_up(world, builder, blob)
 
 
 CLASSES: dict[str, type[Strategy]] = {

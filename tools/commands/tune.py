@@ -128,10 +128,8 @@ def _run_boundary(args: argparse.Namespace) -> int:
         return 2
     settings = BoundarySettings(seed=args.seed, games=args.games, lookahead=args.lookahead)
     log = Path(args.log or f"tune-boundary-seed{args.seed}.jsonl")
-    for what, path in (("--log", log), ("--out", Path(args.out))):
-        if not path.parent.is_dir():
-            print(f"arena tune boundary: {what}: no directory {path.parent}", file=sys.stderr)
-            return 2
+    if not _directories_exist("arena tune boundary", log, Path(args.out)):
+        return 2
     progress: Progress | None = None
 
     def on_result(result: Any, done: int, total: int) -> None:
@@ -173,6 +171,15 @@ def _run_boundary(args: argparse.Namespace) -> int:
     return 0
 
 
+def _directories_exist(command: str, log: Path, out: Path) -> bool:
+    """Refuse a --log or --out in a missing directory now, not after hours of games."""
+    for what, path in (("--log", log), ("--out", out)):
+        if not path.parent.is_dir():
+            print(f"{command}: {what}: no directory {path.parent}", file=sys.stderr)
+            return False
+    return True
+
+
 def _run_barca(args: argparse.Namespace) -> int:
     for name in ("iterations", "depth", "openings", "check_openings", "check_every", "jobs"):
         if getattr(args, name) < 1:
@@ -202,10 +209,8 @@ def _run_barca(args: argparse.Namespace) -> int:
                      else "final check")
             progress.advance(1, note=f"{where}{m}")
 
-    for what, path in (("--log", log), ("--out", Path(args.out))):
-        if not path.parent.is_dir():  # refuse now, not after hours of games
-            print(f"arena tune: {what}: no directory {path.parent}", file=sys.stderr)
-            return 2
+    if not _directories_exist("arena tune", log, Path(args.out)):
+        return 2
     began = time.monotonic()
     try:
         state = tune(settings, log, args.jobs, on_event)

@@ -24,6 +24,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from engine import spaces
 from protocol.codec import encode_json, validate_client_message, validate_server_message
 from protocol.errors import ERROR_CODES
 from protocol.messages import CLIENT_TYPES, SERVER_TYPES
@@ -101,7 +102,7 @@ def assert_valid(v: jsonschema.Draft202012Validator, message: Any, where: str) -
 
 def test_the_document_has_examples_and_transcripts() -> None:
     assert len(JSON_BLOCKS) >= len(CLIENT_TYPES) + len(SERVER_TYPES)
-    assert len(TRANSCRIPTS) == 2
+    assert len(TRANSCRIPTS) == 3
 
 
 @pytest.mark.parametrize("block", JSON_BLOCKS, ids=lambda b: f"line{b.line}")
@@ -193,6 +194,14 @@ def test_transcript_lines_validate(block: Block) -> None:
             validate_server_message(message)
 
 
+def answers(request: dict[str, Any], action: Any) -> bool:
+    """Whether ``action`` answers ``request`` rightly: one of its legal actions, or a value of
+    its action space."""
+    if "legal_actions" in request:
+        return action in request["legal_actions"]
+    return spaces.contains(request["action_space"], action)
+
+
 @pytest.mark.parametrize("block", TRANSCRIPTS, ids=lambda b: f"line{b.line}")
 def test_transcripts_are_coherent(block: Block) -> None:
     people: dict[str, Participant] = {}
@@ -207,7 +216,7 @@ def test_transcripts_are_coherent(block: Block) -> None:
                 p.session.connection_lost()  # a hello always starts a (new) connection
             if message["type"] == "action":
                 request = p.session.pending.get(message["request_id"])
-                if request is None or message["action"] not in request["legal_actions"]:
+                if request is None or not answers(request, message["action"]):
                     # allowed only when the next line shows the server refusing it
                     p.unanswered_action = message
                 else:
@@ -236,8 +245,32 @@ def test_transcripts_are_coherent(block: Block) -> None:
         assert p.unanswered_action is None, f"{who}: an action left unanswered"
 
 
+def test_the_boundary_transcript_shows_a_simultaneous_turn() -> None:
+    """Both seats asked at once with action spaces; the plan acknowledged to its own seat
+    only, the other seat told just that it is in; refusals name their rules; the deadline
+    plays the empty plan; the resolution reveals both plans."""
+    lines = transcript_lines(TRANSCRIPTS[2])
+    requests = [m for _, d, m in lines if m["type"] == "request"]
+    assert requests and all("action_space" in m and "legal_actions" not in m
+                            for m in requests)
+    committed = [(who, e) for who, d, m in lines if m["type"] == "events"
+                 for e in m["events"] if e["type"] == "committed"]
+    for who, event in committed:
+        own = ["blue", "red"][event["seat"]] == who
+        assert ("action" in event) is own, (who, event)
+    rules = {m["details"]["rule"] for _, _, m in lines if m["type"] == "error"}
+    assert rules == {"out_of_reach", "already_committed"}
+    timeouts = [(who, e) for who, d, m in lines if m["type"] == "events"
+                for e in m["events"] if e["type"] == "timeout"]
+    assert {who for who, _ in timeouts} == {"blue", "red"}
+    assert all(e["default"] and ("action" in e) == (who == "blue") for who, e in timeouts)
+    resolutions = [e for _, _, m in lines if m["type"] == "events" for e in m["events"]
+                   if e["type"] == "resolution"]
+    assert resolutions and all(len(e["plans"]) == 2 for e in resolutions)
+
+
 def test_transcripts_show_what_the_brief_asks_for() -> None:
-    battleline, chexers = (transcript_lines(b) for b in TRANSCRIPTS)
+    battleline, chexers = (transcript_lines(b) for b in TRANSCRIPTS[:2])
     bl_actions = [m["action"]["type"] for _, d, m in battleline
                   if d == ">>" and m["type"] == "action"]
     assert {"play", "draw", "claim"} <= set(bl_actions)

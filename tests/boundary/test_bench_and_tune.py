@@ -90,3 +90,20 @@ def test_the_adaptive_agent_reads_a_tuned_table_file(tmp_path: Path) -> None:
         AdaptiveBot(table=str(path))
     with pytest.raises(ValueError, match="no counter table"):
         AdaptiveBot(table=str(tmp_path / "missing.json"))
+
+
+def test_bench_strength_boundary_prints_the_matrix_beside_the_thesis(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["bench", "strength", "boundary", "-n", "2", "--agents",
+            "greedy-treasure,greedy-capture"]
+    assert cli.main(argv) == 0
+    text = capsys.readouterr().out
+    assert "The thesis, Table 4" in text and "Table 5" in text
+    assert cli.main([*argv, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["benchmark"] == "strength-matrix"
+    assert report["matrix"]["games"] == 2
+    cell = report["matrix"]["cells"]["greedy-treasure|greedy-capture"]
+    assert cell["wins"] + cell["draws"] + cell["losses"] == 2
+    assert report["thesis"]["table_5"]["DC"] == 62
+    assert cli.main(["bench", "strength", "boundary", "-n", "2", "--agents", "nobody"]) == 2

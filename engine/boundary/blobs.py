@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 Point = tuple[int, int]
 Blob = tuple[int, ...]
 
@@ -31,22 +33,19 @@ class Regroup:
     merges: tuple[tuple[tuple[Blob, ...], Blob], ...]
 
 
-def _distances(blobs: Sequence[Blob], positions: Sequence[Point],
-               team_of: Callable[[int], int]) -> dict[int, dict[int, int]]:
-    """Squared distances between every two allied living pieces, computed once."""
-    members = sorted(p for b in blobs for p in b)
-    d2: dict[int, dict[int, int]] = {p: {} for p in members}
-    for i, p in enumerate(members):
-        px, py = positions[p]
-        team, row = team_of(p), d2[p]
-        for q in members[i + 1:]:
-            if team_of(q) == team:
-                qx, qy = positions[q]
-                row[q] = d2[q][p] = (px - qx) ** 2 + (py - qy) ** 2
+Distances = list[list[int]]
+"""``d2[p][q]``: squared distance between pieces ``p`` and ``q`` (by piece id)."""
+
+
+def _distances(positions: Sequence[Point]) -> Distances:
+    """Squared distances between every two pieces, in one NumPy pass (exact integers)."""
+    xy = np.array(positions, dtype=np.int64)
+    diff = xy[:, None, :] - xy[None, :, :]
+    d2: Distances = (diff * diff).sum(axis=2).tolist()
     return d2
 
 
-def _components(members: Blob, d2: dict[int, dict[int, int]], limit2: int) -> list[Blob]:
+def _components(members: Blob, d2: Distances, limit2: int) -> list[Blob]:
     """Connected components of ``members`` under links of squared length ``≤ limit2``."""
     left = list(members)
     parts: list[Blob] = []
@@ -64,12 +63,14 @@ def _components(members: Blob, d2: dict[int, dict[int, int]], limit2: int) -> li
     return parts
 
 
-def _split(blob: Blob, d2: dict[int, dict[int, int]], split_distance: Callable[[int], int]
-           ) -> list[Blob]:
+def _split(blob: Blob, d2: Distances, split_distance: Callable[[int], int]) -> list[Blob]:
     if len(blob) < 2:
         return [blob]
     limit = split_distance(len(blob))
-    parts = _components(blob, d2, limit * limit)
+    limit2 = limit * limit
+    if all(d2[p][q] <= limit2 for i, p in enumerate(blob) for q in blob[i + 1:]):
+        return [blob]   # every two members linked: one component (the usual case)
+    parts = _components(blob, d2, limit2)
     if len(parts) == 1:
         return parts
     out: list[Blob] = []
@@ -82,7 +83,7 @@ def regroup(blobs: Sequence[Blob], positions: Sequence[Point], team_of: Callable
             merge_distance: Callable[[int], int], split_distance: Callable[[int], int]
             ) -> Regroup:
     """Split, then merge, the living ``blobs`` (member tuples) at ``positions`` (by piece id)."""
-    d2 = _distances(blobs, positions, team_of)
+    d2 = _distances(positions)
     splits: list[tuple[Blob, tuple[Blob, ...]]] = []
     current: list[Blob] = []
     for blob in sorted(tuple(sorted(b)) for b in blobs):
@@ -103,9 +104,8 @@ def regroup(blobs: Sequence[Blob], positions: Sequence[Point], team_of: Callable
     return Regroup(tuple(sorted(current)), tuple(splits), tuple(_chain(merges)))
 
 
-def _first_merge(blobs: list[Blob], d2: dict[int, dict[int, int]],
-                 team_of: Callable[[int], int], merge_distance: Callable[[int], int]
-                 ) -> tuple[Blob, Blob] | None:
+def _first_merge(blobs: list[Blob], d2: Distances, team_of: Callable[[int], int],
+                 merge_distance: Callable[[int], int]) -> tuple[Blob, Blob] | None:
     """The first mergeable pair in the order (team, smaller blob id, larger blob id)."""
     for team in (0, 1):
         mine = [b for b in blobs if team_of(b[0]) == team]   # sorted by id already

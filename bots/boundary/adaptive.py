@@ -48,6 +48,7 @@ class Settings:
     prediction: Mapping[str, str] = field(
         default_factory=lambda: {name: "shadow" for name in CAPTURE_STRATEGIES})
     lookahead: int = 0
+    margin: int = 0
 
     @classmethod
     def thesis(cls) -> Settings:
@@ -56,7 +57,7 @@ class Settings:
     def to_json(self) -> dict[str, Any]:
         return {"table": dict(self.table), "opening": self.opening,
                 "thesis_turns": self.thesis_turns, "prediction": dict(self.prediction),
-                "lookahead": self.lookahead}
+                "lookahead": self.lookahead, "margin": self.margin}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Settings:
@@ -76,8 +77,12 @@ class Settings:
         lookahead = data.get("lookahead", 0)
         if not isinstance(lookahead, int) or not 0 <= lookahead <= 3:
             raise ValueError("lookahead must be 0–3 turns")
+        margin = data.get("margin", 0)
+        if not isinstance(margin, int) or margin < 0:
+            raise ValueError("margin must be a non-negative integer (points)")
         return cls(table, opening, bool(data.get("thesis_turns", False)),
-                   {n: prediction.get(n, "shadow") for n in CAPTURE_STRATEGIES}, lookahead)
+                   {n: prediction.get(n, "shadow") for n in CAPTURE_STRATEGIES}, lookahead,
+                   margin)
 
 
 def classify(predicted: Mapping[str, Mapping[int, Point]], starts: Mapping[int, Point],
@@ -200,7 +205,10 @@ class AdaptivePlayer:
                 self._aim(mine, name, label, theirs)
                 board.resolve({**mine.plan(ahead), **theirs})
             value = board.scores[me] - board.scores[them]
-            if best is None or value > best[0]:
+            if best is None:
+                # The table's choice, with the margin another plan must beat it by.
+                best = (value + self.settings.margin, name, plan, committed)
+            elif value > best[0]:
                 best = (value, name, plan, committed)
         assert best is not None
         _, name, plan, committed = best

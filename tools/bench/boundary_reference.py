@@ -90,6 +90,6 @@ def report(matrix: Matrix, settings: Mapping[str, Any]) -> str:
     lines += ["", f"mean game: {matrix.turns / max(matrix.games, 1):.1f} turns; ended by "
               + ", ".join(f"{k} {v}" for k, v in sorted(matrix.reasons.items())),
               "decision time per game (s, wall): " + ", ".join(
-                  f"{LABELS.get(a, a)} {s / max(n, 1):.2f}"
+                  f"{LABELS.get(a, a)} {s / max(n, 1):.3f}"
                   for a, (s, n) in matrix.seconds.items() if n)]
     return "\n".join(lines)

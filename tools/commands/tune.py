@@ -69,6 +69,9 @@ def _boundary_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lookahead", type=int, default=defaults.lookahead,
                    help="turns the agent simulates with the table (written to the file; "
                         f"default {defaults.lookahead})")
+    p.add_argument("--margin", type=int, default=defaults.margin,
+                   help="points another plan must gain over the table's in the lookahead "
+                        f"(written to the file; default {defaults.margin})")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--log", default=None,
                    help="the JSON-lines log, resumed if it exists "
@@ -122,11 +125,12 @@ def _run_boundary(args: argparse.Namespace) -> int:
     from bots import registry as bots
     from bots.boundary.adaptive import THESIS_TABLE
 
-    if args.games < 2 or args.jobs < 1 or not 0 <= args.lookahead <= 3:
+    if args.games < 2 or args.jobs < 1 or not 0 <= args.lookahead <= 3 or args.margin < 0:
         print("arena tune boundary: -n must be at least 2, --jobs at least 1, --lookahead "
-              "0–3", file=sys.stderr)
+              "0–3, --margin at least 0", file=sys.stderr)
         return 2
-    settings = BoundarySettings(seed=args.seed, games=args.games, lookahead=args.lookahead)
+    settings = BoundarySettings(seed=args.seed, games=args.games, lookahead=args.lookahead,
+                                margin=args.margin)
     log = Path(args.log or f"tune-boundary-seed{args.seed}.jsonl")
     if not _directories_exist("arena tune boundary", log, Path(args.out)):
         return 2

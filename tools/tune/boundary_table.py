@@ -40,10 +40,11 @@ class Settings:
     seed: int = 1
     games: int = 100          # per pairing, both seatings of ceil(games / 2) starts
     lookahead: int = 2        # written into the table file for the agent that uses it
+    margin: int = 8           # likewise: points another plan must gain over the table's
 
     def identity(self) -> dict[str, Any]:
         out = asdict(self)
-        del out["games"], out["lookahead"]
+        del out["games"], out["lookahead"], out["margin"]
         return out
 
 
@@ -105,6 +106,7 @@ def table_file(matrix: Matrix, settings: Settings, log: Path) -> dict[str, Any]:
         "thesis_turns": False,
         "prediction": {"GC": "inertia", "HC": "inertia", "DC": "inertia"},
         "lookahead": settings.lookahead,
+        "margin": settings.margin,
         "round_robin": {
             "seed": settings.seed,
             "games_per_pairing": settings.games,

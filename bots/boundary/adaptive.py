@@ -9,9 +9,11 @@ Two settings (:class:`Settings`):
   strategy's shadow as the hunters' prediction of where enemy pieces go.
 * the default — the same classifier and late-game rule, with the counter table applied from
   turn 1 on (the guess is right from turn 1 on against a basic strategy, rules §15), a fixed
-  opening from the table on turn 0, and the prediction each reply was measured with (see
-  ``bots/boundary/README.md``). The table comes from our own games, rebuilt by
-  ``arena tune boundary`` (the thesis's recommendation).
+  opening from the table on turn 0, inertia for the hunters' aim, and a lookahead: each
+  strategy's plan is played out on the engine against the guessed strategy's predicted plan
+  for ``lookahead`` turns, and replaces the table's counter only when it gains more than
+  ``margin`` points over it (see ``bots/boundary/README.md``). The table comes from our own
+  games, rebuilt by ``arena tune boundary`` (the thesis's recommendation).
 """
 
 from __future__ import annotations
@@ -40,7 +42,9 @@ class Settings:
     """How the agent plays. ``table``: opponent guess → own strategy; ``opening``: turn 0's
     strategy (``None``: uniformly random, the thesis); ``thesis_turns``: the fixed turn-1/2
     rules and the table only from turn 3; ``prediction``: per own strategy, ``"shadow"`` (the
-    guessed strategy's predicted plan) or ``"inertia"`` for where an enemy piece goes."""
+    guessed strategy's predicted plan) or ``"inertia"`` for where an enemy piece goes;
+    ``lookahead``: turns each candidate plan is simulated (0: none, the thesis); ``margin``:
+    points another strategy's plan must gain over the table's to replace it."""
 
     table: Mapping[str, str] = field(default_factory=lambda: dict(THESIS_TABLE))
     opening: str | None = None

@@ -18,6 +18,18 @@ from typing import Any
 from engine import spaces
 
 
+def random_answer(request: Mapping[str, Any], rng: random.Random) -> Any:
+    """A uniformly random legal action of ``request``, or a random value of its
+    ``action_space``: what :class:`RandomBot` answers, for tools that keep their own
+    generator (the load generators of ``arena bench``)."""
+    if "action_space" in request:
+        return spaces.sample(request["action_space"], spaces.from_random(rng))
+    legal = request["legal_actions"]
+    if not legal:
+        raise ValueError("a request always lists at least one legal action")
+    return legal[rng.randrange(len(legal))]
+
+
 class RandomBot:
     """``choose(request)``: a uniformly random legal action, or a random value of the
     request's action space."""
@@ -27,9 +39,4 @@ class RandomBot:
         self.rng = random.Random(seed)
 
     def choose(self, request: Mapping[str, Any]) -> Any:
-        if "action_space" in request:
-            return spaces.sample(request["action_space"], spaces.from_random(self.rng))
-        legal = request["legal_actions"]
-        if not legal:
-            raise ValueError("a request always lists at least one legal action")
-        return legal[self.rng.randrange(len(legal))]
+        return random_answer(request, self.rng)

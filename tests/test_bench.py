@@ -139,6 +139,18 @@ def test_interleaved_game_path_plays_each_match_as_alone() -> None:
     assert 0 < 200 * 3 - sum(rounds) < 10  # a few matches ended and were replaced
 
 
+def test_game_path_answers_an_action_space_game_with_random_plans() -> None:
+    """The server bench's game path (and its load generators, through the same
+    ``random_answer``) plays Boundary, whose requests carry an action space instead of legal
+    actions: a whole seeded match, the same one each time."""
+    game = registry.get("boundary")
+    actions = game_path.play_one(game, 4)
+    assert actions > 2  # both seats plan each turn, and the match lasts more than one
+    assert game_path.play_one(game, 4) == actions
+    last = list(game_path.steps(game, 4))[-1]
+    assert any(message["type"] == "match_end" for _, message in last)
+
+
 def test_help_lists_every_benchmark(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as done:
         cli.main(["bench", "--help"])

@@ -22,6 +22,7 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+from bots.random_bot import random_answer
 from engine.core import Game
 from protocol import encode
 from protocol.messages import Encoding
@@ -44,20 +45,22 @@ def steps(game: Game, seed: int) -> Iterator[list[tuple[int | None, dict[str, An
     runner = MatchRunner(f"bench-{seed}", game, seats, None, seed)
     runner.spectated = False  # as in the bench's server, where nobody watches
     out = runner.start(0.0)
-    # Only what a server keeps of a request (its id; the legal actions are the runner's
-    # own list): the rendered messages are dropped once the caller is done with them, as
-    # the server drops them once encoded.
-    requests: dict[int, tuple[str, list[Any]]] = {}
+    # Only what a server keeps of a request (its id, and what to answer from: the legal
+    # actions are the runner's own list, an action space the game's): the rendered
+    # messages are dropped once the caller is done with them, as the server drops them
+    # once encoded.
+    requests: dict[int, tuple[str, dict[str, Any]]] = {}
     while True:
         for recipient, message in out:
             if message["type"] == "request" and recipient is not None:
-                requests[recipient] = (message["request_id"], message["legal_actions"])
+                requests[recipient] = (message["request_id"], {
+                    k: message[k] for k in ("legal_actions", "action_space") if k in message})
         yield out
         out = []
         if runner.is_over or not requests:
             return
-        seat, (request_id, legal) = requests.popitem()
-        out = runner.receive_action(seat, request_id, legal[rng.randrange(len(legal))], 0.0)
+        seat, (request_id, answerable) = requests.popitem()
+        out = runner.receive_action(seat, request_id, random_answer(answerable, rng), 0.0)
 
 
 def walk(game: Game, seed: int, encoding: Encoding = "json") -> Iterator[None]:

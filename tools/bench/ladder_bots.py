@@ -4,8 +4,9 @@
 
 Reads a JSON list of account tokens on stdin; for each, opens a connection, says hello with
 the token, joins ``--game``'s ladder (bot ``quick-<n>``, version 1) and answers every request
-at once with a random legal action, until killed. Plain websockets and the protocol codec
-only: it loads the server's ladder, not a client library. Prints ``ready`` once every bot has
+at once with a random legal action (or a random value of its action space), until killed.
+Plain websockets and the protocol codec only: it loads the server's ladder, not a client
+library. Prints ``ready`` once every bot has
 joined.
 """
 
@@ -19,6 +20,7 @@ import sys
 
 from websockets.asyncio.client import connect
 
+from bots.random_bot import random_answer
 from protocol import decode, encode
 
 
@@ -37,10 +39,9 @@ async def quick_bot(url: str, token: str, n: int, game: str, max_matches: int,
             message = decode(frame)
             kind = message["type"]
             if kind == "request":
-                legal = message["legal_actions"]
                 await ws.send(encode({"type": "action", "match_id": message["match_id"],
                                       "request_id": message["request_id"],
-                                      "action": legal[rng.randrange(len(legal))]}, "json"))
+                                      "action": random_answer(message, rng)}, "json"))
             elif kind == "ladder_joined":
                 joined.put_nowait(n)
             elif kind == "error" and message.get("ref") == 1:

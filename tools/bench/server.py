@@ -4,7 +4,7 @@ Starts an :class:`~server.app.ArenaServer` on 127.0.0.1 (port 0, a temporary SQL
 this process, with the collector tamed as ``arena serve`` does, and for each run a load
 generator in a separate process (:mod:`tools.bench.server_load`, so the clients do not share
 the server's event loop): ``--matches`` concurrent matches of ``--game`` between guests that
-seek, answer every request at once with a random legal action, and seek again when a match
+seek, answer every request at once with a random legal action (or plan), and seek again when a match
 ends. Everything a real deployment does happens: handshakes, seeks, per-seat rendering,
 encoding, clocks off, the store written as matches go.
 

@@ -3,7 +3,8 @@
     python -m tools.bench.server_load WS_URL --game battleline --matches 20 --seconds 3
 
 Opens ``matches × seats`` guest connections, has every one seek the game, answers every
-request at once with a random legal action, seeks again after each match, and once every
+request at once with a random legal action (a random plan where the request carries an
+action space), seeks again after each match, and once every
 match has started (a request received in each) and ``--warmup`` seconds more, counts for
 ``--seconds``: actions answered, and for each one the time
 from sending it to receiving the ``events`` it caused. Prints one JSON object on stdout.
@@ -31,6 +32,7 @@ import orjson
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from bots.random_bot import random_answer
 from protocol import encode
 from protocol.codec import decode_msgpack
 from protocol.messages import SUBPROTOCOL_OF_ENCODING
@@ -100,10 +102,9 @@ async def client(url: str, game: str, load: Load, seed: int, ready: asyncio.Even
                     load.started.add(message["match_id"])
                     if len(load.started) >= load.total:
                         load.all_started.set()
-                legal = message["legal_actions"]
                 await send({"type": "action", "match_id": message["match_id"],
                             "request_id": message["request_id"],
-                            "action": legal[rng.randrange(len(legal))]})
+                            "action": random_answer(message, rng)})
                 sent_at = time.perf_counter()
                 if load.counting:
                     load.actions += 1

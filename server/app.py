@@ -53,6 +53,7 @@ from server.live import LiveMatch
 from server.lobby import Lobby, LobbyError, MatchSpec
 from server.recorder import MatchRecorder
 from server.render import SeatInfo, StoredMatch, render_for
+from server.resume import resume_match
 from server.runner import DEFAULT_GRACE_S, MatchRunner
 from server.sessions import AutoplayOffer, Session, Sessions
 from server.storage import Store
@@ -92,11 +93,16 @@ class ArenaServer:
                  send_queue_bytes: int = DEFAULT_MAX_BYTES,
                  seeds: Callable[[], int] | None = None,
                  ladder: LadderSettings | None = None,
-                 services: Sequence[Callable[[Hub], Service]] = ()) -> None:
+                 services: Sequence[Callable[[Hub], Service]] = (),
+                 resume: bool = True) -> None:
         """``seeds`` makes match seeds (default: 63 random bits each); tests pass their own
         to replay a run. ``ladder`` configures the bot ladder (default: one per game), the
-        service every server runs; ``services`` makes more, each from this hub."""
+        service every server runs; ``services`` makes more, each from this hub.
+        ``resume``: resume the matches an earlier server left live in the store (else they
+        are ended void)."""
         self.store = store
+        self.resume = resume
+        self.closing = False
         self._new_seed = seeds or (lambda: secrets.randbits(63))
         self.limits = limits
         self.grace_s = grace_s
@@ -138,9 +144,12 @@ class ArenaServer:
     async def start(self, host: str = "127.0.0.1", port: int = 8765) -> None:
         """Listen (``port=0`` picks a free port; read :attr:`port` afterwards)."""
         self._clock = asyncio.get_running_loop().time  # (get_running_loop asks for the pid)
-        voided = await asyncio.to_thread(self.store.void_live_matches)
-        if voided:
-            log.warning("interrupted_matches_voided", count=voided)
+        if self.resume:
+            await self._resume_matches()
+        else:
+            voided = await asyncio.to_thread(self.store.void_live_matches)
+            if voided:
+                log.warning("interrupted_matches_voided", count=voided)
         self._server = await serve(
             self._serve_connection, host, port,
             subprotocols=[Subprotocol(s) for s in SUBPROTOCOLS],
@@ -169,34 +178,66 @@ class ArenaServer:
     def ws_url(self) -> str:
         return f"ws://{self.host}:{self.port}/ws"
 
+    async def _resume_matches(self) -> None:
+        """Resume the matches an earlier server left live in the store (it stopped or
+        crashed): see :mod:`server.resume`. One that cannot be resumed is ended void."""
+        rows = await asyncio.to_thread(self.store.live_matches)
+        resumed = failed = 0
+        for row in rows:
+            try:
+                runner, out, seating = resume_match(row, self.sessions, self._clock(),
+                                                    self.grace_s)
+            except Exception as exc:
+                log.warning("match_not_resumable", match_id=row.id, game=row.game,
+                            error=str(exc))
+                self.store.void_match(row, "void")
+                failed += 1
+                continue
+            live = self._add_live(runner, seating)
+            self._guard(live, live.resume, out)
+            resumed += 1
+        if rows:
+            await asyncio.to_thread(self.store.flush)
+            log.warning("interrupted_matches_resumed", resumed=resumed, voided=failed)
+
     async def close(self) -> None:
-        """Stop listening, close every connection, flush storage (the store stays open)."""
+        """Stop: no match times out or forfeits from here on, every live match's progress
+        and clocks go to the store (a restarted server resumes them), then stop listening,
+        close every connection and flush storage (the store stays open)."""
+        self.closing = True
+        for live in self.live.values():
+            live.freeze()
         for service in reversed(self.services):
             await service.close()
         for task in (self._sweeper, self._persister):
             if task is not None:
                 task.cancel()
+        self.persist_progress(every=True)
         if self._server is not None:
             self._server.close()
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(5):
                     await self._server.wait_closed()
-        self.persist_progress()
+        self.persist_progress(every=True)
         await asyncio.to_thread(self.store.flush)
-        log.info("stopped")
+        log.info("stopped", live_matches=len(self.live))
 
-    def persist_progress(self) -> None:
-        """Hand the new actions of every live match to the store, in one batch. Per action
-        this is a small append (not a rewrite of the log), and the writer thread wakes a few
-        times a second instead of once per action (it competes for the GIL)."""
+    def persist_progress(self, every: bool = False) -> None:
+        """Hand the new actions of every live match to the store, with its moves and its
+        live state (clocks), in one batch. Per action this is a small append (not a
+        rewrite of the log), and the writer thread wakes a few times a second instead of
+        once per action (it competes for the GIL). ``every``: the live state of every live
+        match, moved or not (the server is stopping)."""
         entries: list[tuple[str, int, dict[str, Any]]] = []
         moves: dict[str, int] = {}
+        states: dict[str, dict[str, Any]] = {}
         for live in self.live.values():
             new = live.unpersisted()
-            if new:
+            if new or every:
                 entries.extend(new)
                 moves[live.match_id] = live.moves
-        self.store.append_actions(entries, moves)
+                states[live.match_id] = live.live_state()
+        self.store.append_actions(entries, moves, states)
 
     async def _persist_loop(self) -> None:
         while True:
@@ -274,7 +315,7 @@ class ArenaServer:
     # backlog, so that every client's messages are handled in the order they were sent.
 
     def _on_message(self, conn: Connection, data: str | bytes) -> None:
-        if conn.closed:
+        if conn.closed or self.closing:  # (stopping: the matches are saved as they are)
             return
         self._turn.message()
         if conn.backlog is not None:
@@ -426,6 +467,7 @@ class ArenaServer:
                       seats=len(session.seats), client=hello.get("client"))
 
     def _attach(self, conn: Connection, session: Session, hello: dict[str, Any]) -> None:
+        self.sessions.claimed(session)
         conn.owner = session
         session.connection = conn
         session.away_since = None
@@ -462,12 +504,16 @@ class ArenaServer:
         runner = MatchRunner(match_id, registry.get(spec.game),
                              [SeatInfo(s.name, s.kind) for s in seating], spec.options,
                              self._new_seed(), clock=spec.clock, grace_s=self.grace_s)
+        live = self._add_live(runner, seating)
+        self._guard(live, live.start, ref_for)
+        return live
+
+    def _add_live(self, runner: MatchRunner, seating: list[Session]) -> LiveMatch:
         live = LiveMatch(runner, Audience(seating), MatchRecorder(runner, self.store),
                          self._match_ended)
-        self.live[match_id] = live
+        self.live[runner.match_id] = live
         for seat, session in enumerate(seating):
-            session.seats.setdefault(match_id, []).append(seat)
-        self._guard(live, live.start, ref_for)
+            session.seats.setdefault(runner.match_id, []).append(seat)
         return live
 
     def _match_ended(self, live: LiveMatch) -> None:

@@ -136,6 +136,15 @@ class SeatClocks:
             return None
         return [self._bank_now(seat, now) for seat in range(len(self._bank_ms))]
 
+    def restore_banks(self, banks_ms: list[int]) -> None:
+        """Set each seat's bank (a resumed match: the banks as stored, from
+        :meth:`banks_ms`); call before any decision is open."""
+        if self.clock is None or not self.clock.has_bank:
+            return
+        if len(banks_ms) != len(self._bank_ms) or self._since:
+            raise ValueError("banks for another seat count, or a decision is open")
+        self._bank_ms = [float(max(0, int(bank))) for bank in banks_ms]
+
     def time_left_ms(self, seat: int, now: float) -> int | None:
         """How long ``seat`` still has to answer its open decision, or ``None`` (untimed,
         or no decision open)."""

@@ -18,7 +18,8 @@
   match voided by a server fault is recorded and changes nothing;
 * keeps everything in the server's store, through its ladder sub-store
   (:meth:`server.storage.Store.ladder`, a :class:`~server.storage.LadderStore`): a restarted
-  server loads the book as it was and voids the ladder matches that were cut off.
+  server loads the book as it was and takes back the ladder matches that were cut off, which
+  the server resumes (:mod:`server.resume`); one that cannot be resumed is void.
 
 The clock (``now``, seconds since the epoch by default) and the scheduler's random generator
 are injected, so tests can drive the service deterministically.
@@ -38,6 +39,7 @@ from urllib.parse import unquote
 import structlog
 
 from engine import registry
+from engine.core import Outcome
 from server.clocks import Clock
 from server.games import available_names
 from server.hub import Handler, Hub, MatchHandle
@@ -46,7 +48,7 @@ from server.lobby import LobbyError, MatchSpec
 from server.ratings import Rating
 from server.scheduler import Candidate, PairLog, Policy, plan
 from server.sessions import Session
-from server.storage import LadderMatchRow, LadderStore, utc_now
+from server.storage import LadderMatchRow, LadderStore, MatchRow, utc_now
 
 if TYPE_CHECKING:  # (a type only: the ladder does no websocket I/O of its own)
     from server.connection import Connection
@@ -147,23 +149,54 @@ class LadderService:
     # ---- lifecycle -------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Load the books from the server store's ladder sub-store (voiding ladder matches
-        an earlier server left live) and start the scheduler."""
+        """Load the books from the server store's ladder sub-store, take back the ladder
+        matches an earlier server left live (the server has resumed them; one it could not
+        is recorded void, and one that ended as it resumed is rated now), and start the
+        scheduler."""
         self.store = self.server.store.ladder()
-        voided = await asyncio.to_thread(self.store.void_live)
-        if voided:
-            log.warning("interrupted_ladder_matches_voided", count=voided)
         self.book = await asyncio.to_thread(self.store.load_book)
         since = self.now() - self.pair_log.span_s
-        for row in await asyncio.to_thread(self.store.matches):
+        rows = await asyncio.to_thread(self.store.matches)
+        for row in rows:
             if row.started > since:
                 self.pair_log.add(row.entities, row.started)
+        cut = [row for row in rows if row.status == "live"]
+        lost = [row.match_id for row in cut if self.server.find_match(row.match_id) is None]
+        stored = await asyncio.to_thread(
+            lambda: {m: self.server.store.get_match(m) for m in lost})
+        self._take_back(cut, stored)
         self._task = asyncio.get_running_loop().create_task(self._run(), name="arena-ladder")
         log.info("ladder_started", entities=len(self.book.entities), seq=self.book.seq)
 
+    def _take_back(self, rows: list[LadderMatchRow],
+                   stored: Mapping[str, MatchRow | None]) -> None:
+        """The ladder matches an earlier server left ``live``: follow those the server
+        resumed, rate those that had ended (the match's result was stored, the rating not:
+        ``stored`` has their rows), and record the others void (``interrupted``)."""
+        resumed = voided = 0
+        for row in rows:
+            ladder_match = LadderLive(row.match_id, row.game, tuple(row.entities))
+            handle = self.server.find_match(row.match_id)
+            match = stored.get(row.match_id)
+            if handle is not None and not handle.is_over:
+                self.live[row.match_id] = ladder_match
+                resumed += 1
+            elif handle is not None:  # it ended as the server resumed it
+                self._record(ladder_match, handle.status, handle.outcome, handle.ended_at)
+            elif match is not None and match.status == "over" and match.outcome is not None:
+                self._record(ladder_match, "over", Outcome.from_json(match.outcome),
+                             match.ended_at)
+            else:
+                assert self.store is not None
+                self.store.save_void(row.match_id, "interrupted", utc_now())
+                self.void_matches += 1
+                voided += 1
+        if rows:
+            log.warning("interrupted_ladder_matches", resumed=resumed, voided=voided)
+
     async def close(self) -> None:
         """Stop scheduling and rating. Ladder matches still live are left as they are
-        stored (``live``): the next start voids them, as a server fault."""
+        stored (``live``): the next start takes back those the server resumes."""
         self._closed = True
         if self._task is not None:
             self._task.cancel()
@@ -276,29 +309,30 @@ class LadderService:
         now = self.now()
         self._waiting_since.update((e, now) for e in ladder_match.entities)
         try:
-            self._record(ladder_match, live)
+            self._record(ladder_match, live.status, live.outcome, live.ended_at)
         except Exception:
             log.exception("ladder_result_failed", match_id=live.match_id)
         self.kick()
 
-    def _record(self, ladder_match: LadderLive, live: MatchHandle) -> None:
-        outcome = live.outcome
-        ended_at = live.ended_at or utc_now()
-        if (live.status == "over" and outcome is not None
+    def _record(self, ladder_match: LadderLive, status: str, outcome: Outcome | None,
+                ended_at: str | None) -> None:
+        match_id = ladder_match.match_id
+        ended_at = ended_at or utc_now()
+        if (status == "over" and outcome is not None
                 and len(outcome.ranks) == len(ladder_match.entities)):
-            result = self.book.rate(live.match_id, ladder_match.entities, outcome.ranks)
+            result = self.book.rate(match_id, ladder_match.entities, outcome.ranks)
             self.rated_matches += 1
             if self.store is not None:
                 self.store.save_rated(result, outcome.reason, ended_at,
                                       [self.book.standings[e] for e in result.entities])
-            log.info("ladder_rated", match_id=live.match_id, ranks=list(outcome.ranks),
+            log.info("ladder_rated", match_id=match_id, ranks=list(outcome.ranks),
                      reason=outcome.reason, seq=result.seq)
             return
         self.void_matches += 1
         if self.store is not None:
-            self.store.save_void(live.match_id,
-                                 "void" if outcome is None else outcome.reason, ended_at)
-        log.warning("ladder_void", match_id=live.match_id, status=live.status)
+            self.store.save_void(match_id, "void" if outcome is None else outcome.reason,
+                                 ended_at)
+        log.warning("ladder_void", match_id=match_id, status=status)
 
     # ---- protocol handlers -------------------------------------------------------------------
 

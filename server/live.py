@@ -47,6 +47,8 @@ class LiveMatch:
         self._on_end = on_end
         self._loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = None
+        self.frozen = False  # the server is stopping: timers stay off
+        self._frozen_state: dict[str, Any] | None = None
         self.log = log.bind(match_id=runner.match_id, game=runner.game.info.name)
         runner.spectated = False  # no spectator yet: no spectators' copy of the events
 
@@ -103,10 +105,19 @@ class LiveMatch:
         """See :meth:`MatchRecorder.unpersisted`."""
         return self.recorder.unpersisted()
 
+    def live_state(self) -> dict[str, Any]:
+        """What a restarted server needs beyond the log to resume this match (stored, never
+        sent): each seat's bank now (when the server began to stop, once it has), and the
+        hash of each seated session's resume token."""
+        if self._frozen_state is not None:
+            return self._frozen_state
+        return {"clocks_ms": self.runner.clocks_ms(self.now()),
+                "resume": [session.resume_hash for session in self.seating]}
+
     # ---- driving ---------------------------------------------------------------------------
 
     def start(self, ref_for: tuple[Session, Any] | None = None) -> None:
-        self.recorder.started(self.started_at)
+        self.recorder.started(self.started_at, self.live_state())
         self.log.info("match_start", seats=[s.name for s in self.seating])
         self.refresh_views()
         out = self.runner.start(self.now())
@@ -114,6 +125,28 @@ class LiveMatch:
         for session in dict.fromkeys(self.seating):
             if not session.connected:
                 self.seat_away(session)
+
+    def resume(self, out: list[Outgoing]) -> None:
+        """Drive a match rebuilt after a restart (:func:`server.resume.resume_match`) with
+        ``out``, what its runner had to send: its seats are away until claimed (their grace
+        runs from now), its clocks run for the open decisions."""
+        self.recorder.resumed()
+        self.log.info("match_resumed", seats=[s.name for s in self.seating],
+                      moves=self.runner.moves)
+        self.refresh_views()
+        self._after(out)
+        for session in dict.fromkeys(self.seating):
+            if not session.connected:
+                self.seat_away(session)
+
+    def freeze(self) -> None:
+        """The server is stopping: no timer of this match fires any more (nobody times out
+        or forfeits while the server goes down; a restarted server resumes the match)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._frozen_state = self.live_state()
+        self.frozen = True
 
     def action(self, session: Session, message: dict[str, Any]) -> bool:
         """A seat's ``action`` message. The seat is the one whose open request it names
@@ -206,6 +239,8 @@ class LiveMatch:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self.frozen:
+            return
         deadline = self.runner.next_deadline()
         if deadline is not None:
             self._timer = self._loop.call_at(deadline + _TIMER_SLACK_S, self._on_timer)

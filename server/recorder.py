@@ -21,8 +21,9 @@ class MatchRecorder:
         self.store = store
         self._persisted = 0  # log entries already handed to the store
 
-    def started(self, started_at: str) -> None:
-        """Store the match's row (call before the runner starts: its start record)."""
+    def started(self, started_at: str, live_state: dict[str, Any]) -> None:
+        """Store the match's row (call before the runner starts: its start record), with
+        what a restarted server needs to resume it."""
         runner = self.runner
         record = runner.full_record()
         self.store.save_match(MatchRow(
@@ -30,7 +31,11 @@ class MatchRecorder:
             num_seats=runner.num_seats, seed=runner.match.seed,
             seats=[info.to_json(s) for s, info in enumerate(runner.seats)],
             clock=None if runner.clock is None else runner.clock.to_json(),
-            start=record["start"], created_at=started_at))
+            start=record["start"], created_at=started_at, live_state=live_state))
+
+    def resumed(self) -> None:
+        """The match was rebuilt from its stored log: all of it is in the store."""
+        self._persisted = len(self.runner.match.log)
 
     def unpersisted(self) -> list[tuple[str, int, dict[str, Any]]]:
         """Log entries not yet handed to the store, ``(match_id, index, entry)`` each; they

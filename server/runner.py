@@ -27,6 +27,8 @@ Calling contract::
     out = runner.resign(seat, now)
     runner.disconnected(seat, now); out = runner.reconnected(seat, now)
     runner.resync(seat, now)                     # match_start + pending request, for a resume
+    runner, out = MatchRunner.resumed(match_id, game, seats, options, seed, log, now,
+                                      clock=..., banks_ms=...)  # after a server restart
 
 A fault in the engine (any exception that is not one of its typed action errors) makes the
 match *void*: every seat gets an ``internal`` error and a ``match_end`` with reason ``void``;
@@ -41,7 +43,9 @@ from collections.abc import Callable, Mapping, Sequence, Set
 from typing import Any
 
 from engine.core import (
+    CHANCE,
     Action,
+    EngineError,
     Event,
     Game,
     IllegalAction,
@@ -50,7 +54,7 @@ from engine.core import (
     Outcome,
     State,
 )
-from engine.match import LogEntry, Match
+from engine.match import LogEntry, Match, actions_of
 from server.clocks import Clock, SeatClocks
 from server.render import EventBatch, SeatInfo, render_for
 
@@ -157,6 +161,62 @@ class MatchRunner:
         # viewer's view. Empty by default: a view is rendered only for a viewer that asked
         # (hello.views), so bots pay nothing for it. The driver keeps it current.
         self.views_for: Set[Recipient] = frozenset()
+
+    @classmethod
+    def resumed(cls, match_id: str, game: Game, seats: Sequence[SeatInfo],
+                options: Mapping[str, Any] | None, seed: int, log: Sequence[LogEntry],
+                now: float, *, clock: Clock | None = None, banks_ms: Sequence[int] | None = None,
+                grace_s: float = DEFAULT_GRACE_S, start_state: State | None = None,
+                request_ids: Callable[[], str] = new_request_id) -> tuple[MatchRunner,
+                                                                           list[Outgoing]]:
+        """A match a stopped or crashed server left live, rebuilt from what it stored: the
+        seed deals again and ``log``'s seat actions are taken again in order (each
+        re-checked; the chance outcomes they lead to must be the logged ones), so the state,
+        the move count and the public history (one batch of events per step; the clock
+        and connection events of before are not kept) are as they were. Each seat's bank
+        is ``banks_ms`` (the clocks at the last stored action); every decision open now
+        gets a new ``request_id`` and a fresh deadline from ``now``. Returns the runner
+        and what to send: nothing, or the ``match_end`` of a match whose last stored
+        action ended it. Raises :class:`ValueError` if the log does not replay."""
+        runner = cls(match_id, game, seats, options, seed, clock=clock, grace_s=grace_s,
+                     request_ids=request_ids, start_state=start_state)
+        runner.started = True
+        match = runner.match
+
+        def record(events: list[Event]) -> None:
+            if events:
+                runner._history.append(EventBatch(runner.seq + 1, tuple(events),
+                                                  len(match.log)))
+
+        try:
+            record(match.advance())
+            for index, entry in enumerate(log):
+                if len(match.log) > index:  # a chance entry: the deal redrawn must match
+                    if match.log[index] != entry:
+                        raise ValueError(f"log entry {index} replays as {match.log[index]}, "
+                                         f"not {entry}")
+                    continue
+                for seat, action in sorted(actions_of(entry).items()):
+                    if seat == CHANCE:
+                        raise ValueError(f"log entry {index}: a chance outcome where a seat "
+                                         "must act")
+                    record(match.submit(seat, action))
+                    runner.moves += 1
+            # The deal drawn after the last stored action may not have been stored yet:
+            # drawn again from the seed, it is the same.
+            if match.log[:len(log)] != list(log) or any(
+                    set(entry) != {"chance"} for entry in match.log[len(log):]):
+                raise ValueError("the log does not replay to the same entries")
+        except EngineError as exc:
+            raise ValueError(f"a logged action is refused on replay: {exc}") from exc
+        if banks_ms is not None:
+            runner.clocks.restore_banks(list(banks_ms))
+        if match.is_over:
+            return runner, runner._finish(None, now, [])
+        for seat in match.awaiting():
+            runner._pending[seat] = runner._new_request_id()
+            runner.clocks.start(seat, now)
+        return runner, []
 
     # ---- what render_for reads ----------------------------------------------------------
 

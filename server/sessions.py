@@ -6,10 +6,17 @@ seats in live matches, the matches it watches, its seeks and its autoplay offer.
 connection drops the session stays; a new connection that says ``hello {resume}`` takes it
 over and the seats are re-attached. A disconnected session without live seats is forgotten
 after the grace period.
+
+A server that restarts resumes the live matches it stored (:mod:`server.resume`), and with
+them their seated sessions, away (:meth:`Sessions.restore`): each is taken over by a
+``hello`` with its old resume token (the store keeps only its SHA-256) or, for an account,
+by logging in with the account's token. It comes back under a new resume token, and with
+no offers (seeks, autoplay, ladder): the client makes them again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +42,15 @@ class Session:
     autoplay: AutoplayOffer | None = None
     away_since: float | None = None
     views: bool = False            # hello.views: events (and replays) carry views
+    _hash: tuple[str, str] | None = field(default=None, repr=False)  # (token, its SHA-256)
+
+    @property
+    def resume_hash(self) -> str:
+        """The SHA-256 of the resume token: what storage keeps of it."""
+        cached = self._hash
+        if cached is None or cached[0] != self.token:
+            cached = self._hash = (self.token, token_hash(self.token))
+        return cached[1]
 
     @property
     def account(self) -> dict[str, str]:
@@ -56,11 +72,17 @@ class Session:
         return self.autoplay.max_matches - len(self.seats)
 
 
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
 class Sessions:
     """Every session by resume token, and by account name for challenges."""
 
     def __init__(self) -> None:
         self._by_token: dict[str, Session] = {}
+        # Sessions restored after a restart, by the hash of the resume token they had.
+        self._by_hash: dict[str, Session] = {}
 
     def create(self, name: str, kind: str) -> Session:
         session = Session(token=secrets.token_urlsafe(24), name=name, kind=kind)
@@ -68,7 +90,30 @@ class Sessions:
         return session
 
     def get(self, token: str) -> Session | None:
-        return self._by_token.get(token)
+        session = self._by_token.get(token)
+        if session is None and self._by_hash:
+            session = self._by_hash.get(token_hash(token))
+        return session
+
+    def restore(self, name: str, kind: str, resume_hash: str | None, now: float) -> Session:
+        """The away session of a seat in a match resumed after a restart: the one already
+        restored for ``resume_hash``, else a new one (claimable by that old token, or by
+        logging in to the account), under a new resume token."""
+        if resume_hash is not None:
+            found = self._by_hash.get(resume_hash)
+            if found is not None:
+                return found
+        session = self.create(name, kind)
+        session.away_since = now
+        if resume_hash is not None:
+            self._by_hash[resume_hash] = session
+        return session
+
+    def claimed(self, session: Session) -> None:
+        """``session`` has a connection again: its old resume token no longer names it."""
+        if self._by_hash:
+            for key in [k for k, s in self._by_hash.items() if s is session]:
+                del self._by_hash[key]
 
     def online(self, name: str) -> list[Session]:
         """Connected sessions of an account name."""
@@ -89,7 +134,7 @@ class Sessions:
         stale = [t for t, s in self._by_token.items()
                  if s.away_since is not None and now - s.away_since >= grace_s and not s.seats]
         for token in stale:
-            del self._by_token[token]
+            self.claimed(self._by_token.pop(token))
         return len(stale)
 
     def __len__(self) -> int:

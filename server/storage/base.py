@@ -21,7 +21,9 @@ Contract:
   calls them off the event loop where they may be slow (replays).
 * A match is stored as game + options + seat count + seed + action log (+ a custom start
   state), so replays cost nothing; live matches are written as they go (status ``live``),
-  so a restarted server can list them.
+  with their ``live_state`` (the seats' clocks at the last stored action, and the hashes
+  of the seated sessions' resume tokens), so a restarted server resumes them. The
+  ``live_state`` is dropped once the match ends.
 """
 
 from __future__ import annotations
@@ -82,6 +84,10 @@ class MatchRow:
     moves: int = 0
     created_at: str = field(default_factory=utc_now)
     ended_at: str | None = None
+    live_state: dict[str, Any] | None = None
+    """While live: what a restarted server needs beyond the log to resume the match
+    (``{"clocks_ms": [...] | None, "resume": [token hash | None per seat]}``); secret, and
+    ``None`` once the match has ended."""
 
     def record(self) -> dict[str, Any]:
         """The replay record **without** the seed (what a client of a finished match gets)."""
@@ -183,10 +189,12 @@ class Store(ABC):
 
     @abstractmethod
     def append_actions(self, entries: Sequence[tuple[str, int, dict[str, Any]]],
-                       moves: Mapping[str, int]) -> None:
+                       moves: Mapping[str, int],
+                       live_states: Mapping[str, dict[str, Any]] | None = None) -> None:
         """Queue new log entries of live matches, ``(match_id, index, entry)`` each (each
-        match's in order), and their move counts. A live match read back has its row's log
-        continued by these (:func:`merge_log`)."""
+        match's in order), their move counts, and their new ``live_state`` (replacing the
+        stored one). A live match read back has its row's log continued by these
+        (:func:`merge_log`)."""
 
     @abstractmethod
     def update_match(self, match_id: str, *, log: Sequence[dict[str, Any]], moves: int,
@@ -194,20 +202,29 @@ class Store(ABC):
                      ended_at: str | None = None) -> None:
         """Queue a write of a match's whole log and status (and, when it ends, its
         result; ``None`` keeps what is stored). Once the status is not ``live`` the log
-        is the whole log: appended entries are dropped. Raises :class:`StoreError` for an
-        unknown status; an unknown match is left alone."""
+        is the whole log: appended entries and the ``live_state`` are dropped. Raises
+        :class:`StoreError` for an unknown status; an unknown match is left alone."""
+
+    def live_matches(self) -> list[MatchRow]:
+        """At start-up: the matches still ``live``, each whole (log and ``live_state``),
+        oldest first: cut off by a stop or a crash of an earlier server, to resume."""
+        rows = [self.get_match(row.id) for row in self.list_matches(status="live",
+                                                                    limit=sys.maxsize)]
+        return [row for row in reversed(rows) if row is not None]
+
+    def void_match(self, row: MatchRow, reason: str = "void") -> None:
+        """End a stored live match ``void`` (unrated, log kept): one that cannot be
+        resumed."""
+        self.update_match(row.id, log=row.log, moves=row.moves, status="void",
+                          outcome={"ranks": [0] * row.num_seats, "reason": reason},
+                          ended_at=utc_now())
 
     def void_live_matches(self) -> int:
-        """At start-up: matches still ``live`` were cut off by a stop or a crash of an
-        earlier server. Mark them ``void`` (unrated, logs kept) and return how many."""
-        ended = utc_now()
-        live = [row.id for row in self.list_matches(status="live", limit=sys.maxsize)]
-        for match_id in live:
-            row = self.get_match(match_id)
-            assert row is not None
-            self.update_match(match_id, log=row.log, moves=row.moves, status="void",
-                              outcome={"ranks": [0] * row.num_seats, "reason": "void"},
-                              ended_at=ended)
+        """Mark every match still ``live`` ``void`` (unrated, logs kept) and return how
+        many: for a server started with resuming turned off."""
+        live = self.live_matches()
+        for row in live:
+            self.void_match(row)
         self.flush()
         return len(live)
 

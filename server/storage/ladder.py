@@ -118,12 +118,6 @@ class LadderStore(ABC):
         points, atomically. ``standings[i]`` is seat ``i``'s standing after the update."""
 
     @abstractmethod
-    def void_live(self) -> int:
-        """At start-up: ladder matches still ``live`` were cut off by a stop or crash of an
-        earlier server: a server-side fault, so ``void`` (reason ``interrupted``). Flushes;
-        returns how many."""
-
-    @abstractmethod
     def replace_derived(self, book: LadderBook, results: Sequence[RatedResult],
                         ended_at: dict[str, str]) -> None:
         """Queue, atomically: every rated match's ``seq``, ``before`` and ``after`` from

@@ -26,7 +26,6 @@ from server.storage.base import (
     StoreError,
     check_status,
     merge_log,
-    utc_now,
 )
 from server.storage.ladder import LadderMatchRow, LadderStore, rating_point
 
@@ -116,8 +115,10 @@ class MemoryStore(Store):
         self.write(lambda: self._matches.__setitem__(row.id, _Match(copy, {})))
 
     def append_actions(self, entries: Sequence[tuple[str, int, dict[str, Any]]],
-                       moves: Mapping[str, int]) -> None:
+                       moves: Mapping[str, int],
+                       live_states: Mapping[str, dict[str, Any]] | None = None) -> None:
         copied = _copy([list(entry) for entry in entries])
+        states = _copy(dict(live_states or {}))
 
         def change() -> None:
             for match_id, index, entry in copied:
@@ -127,6 +128,10 @@ class MemoryStore(Store):
             for match_id, count in moves.items():
                 if match_id in self._matches:
                     self._matches[match_id].row.moves = count
+            for match_id, state in states.items():
+                match = self._matches.get(match_id)
+                if match is not None and match.row.status == "live":
+                    match.row.live_state = state
 
         self.write(change)
 
@@ -146,6 +151,7 @@ class MemoryStore(Store):
             row.ended_at = row.ended_at if ended_at is None else ended_at
             if status != "live":  # the whole log is in the row now
                 match.chunks.clear()
+                row.live_state = None
 
         self.write(change)
 
@@ -176,7 +182,7 @@ class MemoryStore(Store):
 def _row_copy(row: MatchRow) -> MatchRow:
     return replace(row, options=_copy(row.options), seats=_copy(row.seats),
                    clock=_copy(row.clock), start=_copy(row.start), log=_copy(row.log),
-                   outcome=_copy(row.outcome))
+                   outcome=_copy(row.outcome), live_state=_copy(row.live_state))
 
 
 class MemoryLadderStore(LadderStore):
@@ -277,19 +283,6 @@ class MemoryLadderStore(LadderStore):
                                        strict=True):
             self._history[(entity, result.seq)] = rating_point(
                 result.seq, result.match_id, at, rank, after.mu, after.sigma)
-
-    def void_live(self) -> int:
-        ended = utc_now()
-        live = self.store.read(
-            lambda: [m for m, row in self._matches.items() if row.status == "live"])
-
-        def change() -> None:
-            for match_id in live:
-                self._update(match_id, status="void", reason="interrupted", ended_at=ended)
-
-        self.store.write(change)
-        self.store.flush()
-        return len(live)
 
     def replace_derived(self, book: LadderBook, results: Sequence[RatedResult],
                         ended_at: dict[str, str]) -> None:

@@ -27,7 +27,7 @@ from server.storage.sqlite_ladder import SqliteLadderStore
 from server.storage.sqlite_schema import migrate
 
 _MATCH_COLUMNS = ("id, game, options, num_seats, seed, seats, clock, start, log, outcome, "
-                  "status, moves, created_at, ended_at")
+                  "status, moves, created_at, ended_at, live_state")
 
 
 def _dumps(value: Any) -> str:
@@ -110,19 +110,24 @@ class SqliteStore(Store):
         with conn:
             for kind, _key, params in ops:
                 if kind == "append":
-                    rows, moves = params
+                    rows, moves, states = params
                     conn.executemany("INSERT OR REPLACE INTO match_log_chunks (match_id, "
                                      "first, entries) VALUES (?,?,?)", rows)
                     conn.executemany("UPDATE matches SET moves=? WHERE id=?", moves)
+                    # (a match that ended meanwhile keeps no live state)
+                    conn.executemany("UPDATE matches SET live_state=? WHERE id=? "
+                                     "AND status='live'", states)
                 elif kind == "save":
                     conn.execute(f"INSERT OR REPLACE INTO matches ({_MATCH_COLUMNS}) "
-                                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", params)
+                                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", params)
                 elif kind == "update":
                     conn.execute("UPDATE matches SET log=?, moves=?, status=?, "
                                  "outcome=COALESCE(?, outcome), "
                                  "ended_at=COALESCE(?, ended_at) WHERE id=?", params)
                     if params[2] != "live":  # the whole log is in the row now
                         conn.execute("DELETE FROM match_log_chunks WHERE match_id=?",
+                                     (params[-1],))
+                        conn.execute("UPDATE matches SET live_state=NULL WHERE id=?",
                                      (params[-1],))
                 elif kind == "token":
                     conn.execute("UPDATE accounts SET token_hash=? WHERE name=?", params)
@@ -222,11 +227,13 @@ class SqliteStore(Store):
             None if row.clock is None else _dumps(row.clock),
             None if row.start is None else _dumps(row.start), _dumps(row.log),
             None if row.outcome is None else _dumps(row.outcome), row.status, row.moves,
-            row.created_at, row.ended_at)))
+            row.created_at, row.ended_at,
+            None if row.live_state is None else _dumps(row.live_state))))
 
     def append_actions(self, entries: Sequence[tuple[str, int, dict[str, Any]]],
-                       moves: Mapping[str, int]) -> None:
-        if not entries and not moves:
+                       moves: Mapping[str, int],
+                       live_states: Mapping[str, dict[str, Any]] | None = None) -> None:
+        if not entries and not moves and not live_states:
             return
         # One row per run of consecutive entries of a match (the server hands over each
         # match's new entries in order, every fraction of a second): a handful of actions
@@ -241,7 +248,9 @@ class SqliteStore(Store):
                 open_chunk[match_id] = last = (match_id, index, [entry])
                 chunks.append(last)
         rows = [(match_id, first, _dumps(run)) for match_id, first, run in chunks]
-        self._put(("append", "", (rows, [(n, match_id) for match_id, n in moves.items()])))
+        states = [(_dumps(state), match_id) for match_id, state in (live_states or {}).items()]
+        self._put(("append", "", (rows, [(n, match_id) for match_id, n in moves.items()],
+                                   states)))
 
     def update_match(self, match_id: str, *, log: Sequence[dict[str, Any]], moves: int,
                      status: str = "live", outcome: dict[str, Any] | None = None,
@@ -260,13 +269,14 @@ class SqliteStore(Store):
     @staticmethod
     def _row(values: tuple[Any, ...]) -> MatchRow:
         (id_, game, options, num_seats, seed, seats, clock, start, log, outcome, status, moves,
-         created_at, ended_at) = values
+         created_at, ended_at, live_state) = values
         return MatchRow(
             id=id_, game=game, options=json.loads(options), num_seats=num_seats, seed=seed,
             seats=json.loads(seats), clock=None if clock is None else json.loads(clock),
             start=None if start is None else json.loads(start), log=json.loads(log),
             outcome=None if outcome is None else json.loads(outcome), status=status,
-            moves=moves, created_at=created_at, ended_at=ended_at)
+            moves=moves, created_at=created_at, ended_at=ended_at,
+            live_state=None if live_state is None else json.loads(live_state))
 
     def get_match(self, match_id: str) -> MatchRow | None:
         rows = self._read(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE id=?", (match_id,))

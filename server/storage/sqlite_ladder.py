@@ -17,7 +17,6 @@ from typing import Any, Protocol
 
 from server.ladder_book import Entity, LadderBook, RatedResult, Standing
 from server.ratings import Rating
-from server.storage.base import utc_now
 from server.storage.ladder import LadderMatchRow, LadderStore, rating_point
 
 
@@ -91,16 +90,6 @@ class SqliteLadderStore(LadderStore):
 
     def flush(self) -> None:
         self.store.flush()
-
-    def void_live(self) -> int:
-        (count,) = self.store.query(
-            "SELECT COUNT(*) FROM ladder_matches WHERE status='live'")[0]
-        ended = utc_now()
-        self.store.write_later(lambda conn: conn.execute(
-            "UPDATE ladder_matches SET status='void', reason='interrupted', ended_at=? "
-            "WHERE status='live'", (ended,)))
-        self.store.flush()
-        return int(count)
 
     # ---- writing -----------------------------------------------------------------------------
 

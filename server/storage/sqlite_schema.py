@@ -9,7 +9,8 @@ To change the schema, append a :class:`Migration` to :data:`MIGRATIONS`; never e
 that has shipped (files out there have had it already). Tables:
 
 * ``accounts`` — name, kind, the SHA-256 of the bearer token, creation time;
-* ``matches`` — one row per match (its log whole once it ended), and ``match_log_chunks`` —
+* ``matches`` — one row per match (its log whole once it ended; while live, its
+  ``live_state`` for a resume), and ``match_log_chunks`` —
   a live match's appended log entries, one row per run of consecutive entries;
 * ``ladder_entities``, ``ladder_matches`` (the raw results), ``ladder_ratings`` and
   ``ladder_history`` (derived) — see :mod:`server.storage.ladder`.
@@ -125,6 +126,12 @@ def _fold_single_entries_into_chunks(conn: sqlite3.Connection) -> None:
     conn.execute("DROP TABLE match_actions")
 
 
+def _add_live_state(conn: sqlite3.Connection) -> None:
+    # What a restarted server needs to resume a live match beyond its log: the clocks at
+    # the last stored action and the seated sessions' resume-token hashes (JSON).
+    conn.execute("ALTER TABLE matches ADD COLUMN live_state TEXT")
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step: ``apply`` takes a file from the version before to this one."""
@@ -137,6 +144,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("1: the tables as they were before versioning", _create_tables),
     Migration("2: appended log entries only in chunks (match_actions folded in)",
               _fold_single_entries_into_chunks),
+    Migration("3: matches.live_state, to resume live matches after a restart",
+              _add_live_state),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version this code writes: migration ``n`` (1-based) takes a file to version ``n``."""

@@ -1,6 +1,6 @@
 """Faults on a real server's ladder: a bot that crashes mid-match or runs out of time loses
 and the match is rated; a match broken by a server fault is void and unrated; a server
-restarted mid-ladder keeps every rating and all history, and voids what it cut off."""
+restarted mid-ladder keeps every rating and all history, and resumes what it cut off."""
 
 from __future__ import annotations
 
@@ -150,10 +150,11 @@ async def test_a_restart_mid_ladder_keeps_ratings_and_history(tmp_path: Path) ->
                 "race", account, entry["bot"], entry["version"]))
             assert after == before
             assert len(after["points"]) == entry["games"]
+        # The cut match is resumed: live, its seats away until their grace runs out.
         row = await row_of(b, stalled["match_id"])
-        assert (row.status, row.reason) == ("void", "interrupted")
+        assert row.status == "live" and stalled["match_id"] in again.live
         stored = await asyncio.to_thread(b.store.get_match, stalled["match_id"])
-        assert stored is not None and stored.status == "void"
+        assert stored is not None and stored.status == "live"
         assert again.book.seq == seq and rated >= 12
 
         # the ladder goes on from where it was
@@ -164,6 +165,13 @@ async def test_a_restart_mid_ladder_keeps_ratings_and_history(tmp_path: Path) ->
         ann = next(e for e in again.leaderboard("race") if e["account"] == "ann")
         old = next(e for e in board if e["account"] == "ann")
         assert ann["games"] > old["games"]
+        # Nobody came back for the staller's seat: it forfeited, and the match is rated.
+        for _ in range(200):
+            row = await row_of(b, stalled["match_id"])
+            if row.status != "live":
+                break
+            await asyncio.sleep(0.1)
+        assert (row.status, row.reason) == ("rated", "forfeit")
     finally:
         await b.close()
         b.store.close()

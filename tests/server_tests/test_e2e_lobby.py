@@ -119,7 +119,10 @@ async def test_spectate_leave_list_and_resign(server: ArenaServer) -> None:
     assert not [m for m in fan.received if m["type"] == "match_end"]  # it had left
 
 
-async def test_restart_voids_live_matches_and_serves_finished_replays(tmp_path: Path) -> None:
+async def test_a_restart_without_resume_voids_live_matches_and_serves_finished_replays(
+        tmp_path: Path) -> None:
+    """``ArenaServer(resume=False)`` ends what an earlier server left live void (the
+    default resumes it: tests/server_tests/test_resume.py); finished matches replay."""
     db = tmp_path / "restart.sqlite3"
     store = SqliteStore(db)
     first = ArenaServer(store)
@@ -137,7 +140,7 @@ async def test_restart_voids_live_matches_and_serves_finished_replays(tmp_path: 
     store.close()
 
     store = SqliteStore(db)
-    second = ArenaServer(store)
+    second = ArenaServer(store, resume=False)
     await second.start("127.0.0.1", 0)
     try:
         row = store.get_match(cut)

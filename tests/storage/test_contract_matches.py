@@ -76,6 +76,36 @@ def test_matches_left_live_are_voided_with_their_logs(store: Store) -> None:
     assert store.void_live_matches() == 0
 
 
+def test_live_matches_come_back_whole_with_their_live_state(store: Store) -> None:
+    """What a restarted server resumes from: every live match with its whole log and its
+    latest live state (oldest first); the state goes with the end of the match."""
+    first = row("m1", "2024-01-01T00:00:00.000Z")
+    first.live_state = {"clocks_ms": [60000, 60000], "resume": ["h0", None]}
+    store.save_match(first)
+    store.save_match(row("m2", "2024-02-01T00:00:00.000Z"))
+    store.append_actions([("m1", 0, {"0": {"add": 2}}), ("m1", 1, {"1": {"add": 1}})],
+                         {"m1": 2}, {"m1": {"clocks_ms": [59000, 58500],
+                                            "resume": ["h0", None]}})
+    store.flush()
+    live = store.live_matches()
+    assert [m.id for m in live] == ["m1", "m2"]
+    assert live[0].log == [{"0": {"add": 2}}, {"1": {"add": 1}}] and live[0].moves == 2
+    assert live[0].live_state == {"clocks_ms": [59000, 58500], "resume": ["h0", None]}
+    assert live[1].live_state is None
+
+    store.update_match("m1", log=live[0].log, moves=2, status="over",
+                       outcome={"ranks": [0, 1], "reason": "target"})
+    store.append_actions([], {}, {"m1": {"clocks_ms": [1, 1], "resume": [None, None]}})
+    store.void_match(live[1], "unresumable")
+    store.flush()
+    over = store.get_match("m1")
+    assert over is not None and over.live_state is None  # ended: the state is dropped
+    void = store.get_match("m2")
+    assert void is not None and void.status == "void"
+    assert void.outcome == {"ranks": [0, 0], "reason": "unresumable"}
+    assert store.live_matches() == []
+
+
 def test_listing_is_newest_first_then_by_id(store: Store) -> None:
     for match_id in ("c", "a", "b"):
         store.save_match(row(match_id, "2024-03-01T00:00:00.000Z", game="chexers"))

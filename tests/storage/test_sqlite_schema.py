@@ -62,9 +62,9 @@ MATCH = f"""'race', '{{"target":5}}', 2, 7, '{json.dumps(SEATS)}', NULL, NULL"""
 
 
 def old_file(path: Path, *, version: int = 0, ladder: bool = True) -> str:
-    """A file as an older release left it, with an account, a finished match, a live match
-    whose progress was appended one entry per row and then in a chunk, and (``ladder``) a
-    rated ladder match. Returns the account's token."""
+    """A file as an older release (schema ``version``) left it, with an account, a
+    finished match, a live match whose progress was appended one entry per row and then in
+    a chunk, and (``ladder``) a rated ladder match. Returns the account's token."""
     token = "arena_old-token"
     conn = sqlite3.connect(path)
     conn.executescript(TABLES_BEFORE_VERSIONING
@@ -90,6 +90,8 @@ def old_file(path: Path, *, version: int = 0, ladder: bool = True) -> str:
             INSERT INTO ladder_ratings VALUES (2, 23, 7, 0, 0, 1);
             INSERT INTO ladder_history VALUES (1, 1, 'over1', 0, 27, 7, 'e1');
             INSERT INTO ladder_history VALUES (2, 1, 'over1', 1, 23, 7, 'e1');""")
+    for step in sqlite_schema.MIGRATIONS[1:version]:  # what that release's file had had
+        step.apply(conn)
     conn.execute(f"PRAGMA user_version = {version}")
     conn.commit()
     conn.close()

@@ -8,7 +8,8 @@ newer release (it cannot know what that release's tables mean).
 To change the schema, append a :class:`Migration` to :data:`MIGRATIONS`; never edit one
 that has shipped (files out there have had it already). Tables:
 
-* ``accounts`` — name, kind, the SHA-256 of the bearer token, creation time;
+* ``accounts`` — name, kind, the SHA-256 of the bearer token, creation time, and (since
+  version 3) whether it is banned;
 * ``matches`` — one row per match (its log whole once it ended), and ``match_log_chunks`` —
   a live match's appended log entries, one row per run of consecutive entries;
 * ``ladder_entities``, ``ladder_matches`` (the raw results), ``ladder_ratings`` and
@@ -125,6 +126,10 @@ def _fold_single_entries_into_chunks(conn: sqlite3.Connection) -> None:
     conn.execute("DROP TABLE match_actions")
 
 
+def _add_account_bans(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE accounts ADD COLUMN banned INTEGER NOT NULL DEFAULT 0")
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step: ``apply`` takes a file from the version before to this one."""
@@ -137,6 +142,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("1: the tables as they were before versioning", _create_tables),
     Migration("2: appended log entries only in chunks (match_actions folded in)",
               _fold_single_entries_into_chunks),
+    Migration("3: accounts may be banned", _add_account_bans),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version this code writes: migration ``n`` (1-based) takes a file to version ``n``."""

@@ -92,7 +92,7 @@ def ensure_accounts(store: Store, bots: list[HouseBot]) -> None:
     for bot in bots:
         account = store.get_account(bot.account)
         if account is None:
-            bot.token = store.create_account(bot.account, "bot")
+            bot.token = store.create_account(bot.account, "bot", house=True)
         else:
             bot.token = store.rotate_token(bot.account)
 

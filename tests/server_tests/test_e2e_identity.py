@@ -5,6 +5,7 @@ over a real server and real websocket clients, with a real SQLite file."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from websockets.exceptions import ConnectionClosed
@@ -14,7 +15,7 @@ from tests.server_tests.helpers import account_client, challenge_match
 from tests.server_tests.wsclient import WsClient
 
 
-async def hello_as(server: ArenaServer, **hello: object) -> tuple[WsClient, dict[str, object]]:
+async def hello_as(server: ArenaServer, **hello: Any) -> tuple[WsClient, dict[str, Any]]:
     client = await WsClient.open(server.ws_url)
     return client, await client.hello(**hello)
 
@@ -25,10 +26,10 @@ async def test_a_guest_cannot_take_a_house_or_account_name(server: ArenaServer,
                                                            wanted: str) -> None:
     await asyncio.to_thread(server.store.create_account, "known-bot", "bot")
     guest, welcome = await hello_as(server, name=wanted)
-    name = welcome["account"]["name"]  # type: ignore[index]
-    assert name.startswith("guest#") and welcome["account"]["kind"] == "guest", welcome  # type: ignore[index]
+    name = welcome["account"]["name"]
+    assert name.startswith("guest#") and welcome["account"]["kind"] == "guest", welcome
     _, plain = await hello_as(server, name="household")
-    assert plain["account"]["name"].startswith("household#")  # type: ignore[index]
+    assert plain["account"]["name"].startswith("household#")
 
 
 async def test_only_bot_accounts_autoplay_and_play_bot_seats_only_them(

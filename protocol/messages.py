@@ -415,7 +415,7 @@ class ActionSpaceType(WireType):
 # Shared definitions
 # --------------------------------------------------------------------------------------------
 
-ACCOUNT_KINDS: Final = ("human", "bot", "guest")
+ACCOUNT_KINDS: Final = ("human", "bot", "admin", "guest")
 MATCH_STATUSES: Final = ("live", "over", "void")
 """``void``: ended by a server fault (unrated; outcome reason ``void``)."""
 LADDER_MATCH_STATUSES: Final = ("live", "rated", "void")
@@ -646,6 +646,14 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
     ), ("events", "error"), "answer a request"),
     MessageSpec("resign", "client", (_MATCH,), ("match_end",), "give up a match"),
     MessageSpec("get_replay", "client", (_MATCH,), ("replay",), "a match's record"),
+    MessageSpec("abort_match", "client", (
+        _MATCH, Field("reason", Str(max_len=200), required=False, doc="why (logged)"),
+    ), ("ok",), "admin only: end a live match void (unrated); every seat and spectator "
+                "gets match_end with reason aborted"),
+    MessageSpec("ban_account", "client", (
+        Field("account", Str(max_len=MAX_ID_CHARS), doc="the account to ban"),
+        Field("reason", Str(max_len=200), required=False, doc="why (logged)"),
+    ), ("ok",), "admin only: ban an account now: stored, and its sessions closed"),
     MessageSpec("ladder_join", "client", (
         _GAME,
         Field("bot", Str(max_len=MAX_ID_CHARS), doc="the bot's name (one account may run "

@@ -41,7 +41,7 @@ from websockets.typing import Subprotocol
 
 from engine import registry
 from protocol import DEFAULT_LIMITS, Limits, ServerSession, encoding_of, select_subprotocol
-from protocol.messages import SUBPROTOCOLS
+from protocol.messages import CLOSE_POLICY_VIOLATION, SUBPROTOCOLS
 from server import http
 from server.api import MatchApi
 from server.audience import Audience
@@ -56,7 +56,14 @@ from server.render import SeatInfo, StoredMatch, render_for
 from server.resume import resume_match
 from server.runner import DEFAULT_GRACE_S, MatchRunner
 from server.sessions import AutoplayOffer, Session, Sessions
-from server.storage import Store
+from server.storage import (
+    Account,
+    Store,
+    StoreError,
+    is_reserved_name,
+    name_key,
+    token_hash,
+)
 from server.wsadapter import ArenaWebSocket
 
 log = structlog.get_logger("arena.server")
@@ -130,6 +137,7 @@ class ArenaServer:
             "play_bot": self._play_bot, "autoplay": self._autoplay,
             "spectate": self._spectate, "leave": self._leave, "action": self._action,
             "resign": self._resign, "get_replay": self._get_replay,
+            "abort_match": self._abort_match, "ban_account": self._ban_account,
         }
         self.add_route("/healthz", self._health)
         MatchApi(self)
@@ -431,7 +439,13 @@ class ArenaServer:
         an account ``token`` logs in — and takes over that account's session that is away
         with seats in live matches, if there is one (a bot process restarted without its
         resume token keeps its matches); no token makes a guest. An unknown ``resume`` with
-        a valid ``token`` falls back to the token (the server may have restarted)."""
+        a valid ``token`` falls back to the token (the server may have restarted).
+
+        Identity (PROTOCOL.md §9): a ``resume`` with a ``token`` must name a session of that
+        token's account (never a guest's); an account's session resumed without a token must
+        still hold the token it logged in with (a revoked one does not); a banned account
+        gets neither. A guest's ``name`` that reads as a house bot's or names an account
+        becomes ``guest``."""
         resume, token = hello.get("resume"), hello.get("token")
         session = None if resume is None else self.sessions.get(resume)
         if resume is not None and session is None and token is None:
@@ -439,17 +453,20 @@ class ArenaServer:
                                        "unknown or expired session; say hello without "
                                        "resume to start a new one")
             return
-        if session is None and token is not None:
-            account = await asyncio.to_thread(self.store.account_for_token, token)
-            if account is None:
-                conn.protocol.reject_hello(hello, "unauthorized", "unknown account token")
-                return
+        refusal, account = await self._check_identity(session, token)
+        if refusal is not None:
+            conn.protocol.reject_hello(hello, "unauthorized", refusal)
+            return
+        if session is None and account is not None:
             session = self.sessions.away_with_seats(account.name)
             if session is None:
                 session = self.sessions.create(account.name, account.kind)
+        if session is not None and token is not None:
+            session.credential = token_hash(token)
         if session is None:
-            base = str(hello.get("name") or "guest").strip() or "guest"
-            session = self.sessions.create(f"{base[:40]}#{secrets.token_hex(2)}", "guest")
+            session = self.sessions.create(
+                f"{await self._guest_name(hello.get('name'))}#{secrets.token_hex(2)}",
+                "guest")
         old = session.connection
         if old is not None and old is not conn and not old.closed:
             old.owner = None
@@ -465,6 +482,48 @@ class ArenaServer:
                 live.resync_spectator(session)
         conn.log.info("hello", account=session.name, kind=session.kind,
                       seats=len(session.seats), client=hello.get("client"))
+
+    async def _check_identity(self, session: Session | None, token: str | None
+                              ) -> tuple[str | None, Account | None]:
+        """Why a ``hello`` resuming ``session`` (``None``: none) with ``token`` is refused
+        (``None``: it is not), and the account it logs in as (``None``: a guest's)."""
+        account: Account | None = None
+        if token is not None:
+            account = await asyncio.to_thread(self.store.account_for_token, token)
+            if account is None:
+                return "unknown account token", None
+        elif session is not None and session.credential is not None:
+            account = await asyncio.to_thread(self.store.account_for_token_hash,
+                                              session.credential)
+            if account is None:
+                return ("this session's account token was revoked: say hello with the "
+                        "account's new token"), None
+        elif session is not None and session.kind != "guest":
+            # An account's seat restored after a restart (its login token is not known):
+            # the account must still exist and not be banned.
+            account = await asyncio.to_thread(self.store.get_account, session.name)
+            if account is None:
+                return "this session's account no longer exists", None
+        if account is not None and account.banned:
+            return f"account {account.name!r} is banned", None
+        if session is not None and token is not None:
+            assert account is not None
+            if session.kind == "guest":
+                return "a guest's session cannot be resumed with an account token", None
+            if session.name != account.name:
+                return "that session belongs to another account", None
+        return None, account
+
+    async def _guest_name(self, wanted: Any) -> str:
+        """A guest's display name (before its ``#`` suffix): what it asked for, unless that
+        reads as a house bot's name or is an account's; then ``guest``."""
+        name = str(wanted or "guest").strip()[:40] or "guest"
+        if is_reserved_name(name):
+            return "guest"
+        taken = await asyncio.to_thread(
+            lambda: any(self.store.get_account(n) is not None
+                        for n in dict.fromkeys((name, name.casefold(), name_key(name)))))
+        return "guest" if taken else name
 
     def _attach(self, conn: Connection, session: Session, hello: dict[str, Any]) -> None:
         self.sessions.claimed(session)
@@ -629,6 +688,9 @@ class ArenaServer:
         self.start_match(spec, seating, ref_for=(session, msg.get("id")))
 
     def _autoplay(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        if session.kind != "bot":
+            raise LobbyError("unauthorized", "autoplay is for bot accounts: say hello with a "
+                                             "bot account's token")
         games = list(msg["games"])
         known = available_names()
         unknown = [g for g in games if g not in known]
@@ -673,6 +735,46 @@ class ArenaServer:
         if live is None or not live.seats_of(session):
             raise LobbyError("not_found", "you hold no seat in a live match with that id")
         self._guard(live, live.resign, session)
+
+    @staticmethod
+    def _admin_only(session: Session, what: str) -> None:
+        if session.kind != "admin":
+            raise LobbyError("unauthorized", f"only an admin account may {what}")
+
+    def _abort_match(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        self._admin_only(session, "abort a match")
+        live = self.live.get(msg["match_id"])
+        if live is None or live.is_over:
+            raise LobbyError("not_found", "no live match with that id")
+        conn.protocol.reply(msg, {"type": "ok"})
+        conn.flush()
+        self._guard(live, live.abort, session.name, str(msg.get("reason") or ""))
+
+    async def _ban_account(self, conn: Connection, session: Session, msg: dict[str, Any]
+                           ) -> None:
+        self._admin_only(session, "ban an account")
+        name = msg["account"]
+        if name == session.name:
+            raise LobbyError("bad_request", "an admin cannot ban itself")
+        try:
+            await asyncio.to_thread(self.store.set_banned, name, True)
+        except StoreError as exc:
+            raise LobbyError("not_found", str(exc)) from None
+        self.expel(name, "account banned")
+        conn.log.warning("account_banned", account=name, reason=msg.get("reason"))
+        conn.protocol.reply(msg, {"type": "ok"})
+
+    def expel(self, name: str, why: str) -> int:
+        """Close every session of account ``name`` now: connections dropped (1008), resume
+        tokens forgotten (its ladder entries leave, its seats forfeit after the grace
+        period as any disconnected seat's). Returns how many sessions there were."""
+        sessions = self.sessions.of_account(name)
+        for gone in sessions:
+            gone.autoplay = None
+            self.sessions.forget(gone)
+            if gone.connection is not None:
+                gone.connection.drop(CLOSE_POLICY_VIOLATION, why)
+        return len(sessions)
 
     async def _get_replay(self, conn: Connection, session: Session, msg: dict[str, Any]
                           ) -> None:

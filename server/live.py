@@ -218,6 +218,11 @@ class LiveMatch:
         self.log.error("match_void", reason=reason)
         self._after(self.runner.void(self.now()))
 
+    def abort(self, admin: str, reason: str) -> None:
+        """An admin's ``abort_match``: end it void (unrated), outcome reason ``aborted``."""
+        self.log.warning("match_aborted", admin=admin, reason=reason)
+        self._after(self.runner.void(self.now(), None, reason="aborted"))
+
     def _on_timer(self) -> None:
         self._timer = None
         try:

@@ -196,11 +196,12 @@ class Lobby:
     @staticmethod
     def pick_bots(candidates: Iterable[Session], game: str, count: int,
                   bot: str | None = None, exclude: Session | None = None) -> list[Session]:
-        """``count`` seats' worth of autoplay sessions for ``game`` (of account ``bot`` if
-        named): distinct bots first, most free capacity first; when there are fewer bots
-        than seats, bots take several seats of the match. Raises ``not_found`` if none."""
+        """``count`` seats' worth of autoplay sessions of bot accounts (never a guest's or a
+        person's) for ``game`` (of account ``bot`` if named): distinct bots first, most free
+        capacity first; when there are fewer bots than seats, bots take several seats of the
+        match. Raises ``not_found`` if none."""
         pool = [s for s in candidates
-                if s is not exclude and (bot is None or s.name == bot)
+                if s is not exclude and s.kind == "bot" and (bot is None or s.name == bot)
                 and s.free_autoplay_slots(game) > 0]
         if not pool:
             who = f"house bot {bot!r}" if bot else "house bot"

@@ -454,17 +454,21 @@ class MatchRunner:
         step's view (for a client that asked for views)."""
         return render_for(self, None, "replay", views=views)
 
-    def void(self, now: float, message: str = "internal server error") -> list[Outgoing]:
-        """End the match as void (a server fault): unrated, every seat told."""
+    def void(self, now: float, message: str | None = "internal server error",
+             reason: str = "void") -> list[Outgoing]:
+        """End the match as void: unrated, every seat and spectator told (``match_end``,
+        outcome ``reason``). A server fault (the default) first sends each seat an
+        ``internal`` error with ``message``; an admin's abort passes ``None`` and reason
+        ``aborted``."""
         if self.status != "live":
             return []
         self.status = "void"
-        self._void_outcome = Outcome.draw(self.num_seats, "void")
+        self._void_outcome = Outcome.draw(self.num_seats, reason)
         self._pending.clear()
         self.clocks.stop_all(now)
         self._grace_until.clear()
         out: list[Outgoing] = []
-        for seat in range(self.num_seats):
+        for seat in range(self.num_seats if message is not None else 0):
             out.append((seat, render_for(self, seat, "error",
                                          error={"code": "internal", "message": message})))
         out.extend(self._safe_match_end())

@@ -34,7 +34,7 @@ class AutoplayOffer:
 class Session:
     token: str
     name: str
-    kind: str                      # "human" | "bot" | "guest"
+    kind: str                      # "human" | "bot" | "admin" | "guest"
     connection: Any = None         # server.connection.Connection, or None while away
     seats: dict[str, list[int]] = field(default_factory=dict)   # match_id -> seats held
     watching: set[str] = field(default_factory=set)               # spectated match ids
@@ -42,6 +42,7 @@ class Session:
     autoplay: AutoplayOffer | None = None
     away_since: float | None = None
     views: bool = False            # hello.views: events (and replays) carry views
+    credential: str | None = None  # token_hash of the account token it logged in with
     _hash: tuple[str, str] | None = field(default=None, repr=False)  # (token, its SHA-256)
 
     @property
@@ -125,6 +126,14 @@ class Sessions:
         away = [s for s in self._by_token.values()
                 if s.name == name and not s.connected and s.seats and s.kind != "guest"]
         return max(away, key=lambda s: s.away_since or 0.0, default=None)
+
+    def of_account(self, name: str) -> list[Session]:
+        """Every session of an account, connected or away."""
+        return [s for s in self._by_token.values() if s.name == name and s.kind != "guest"]
+
+    def forget(self, session: Session) -> None:
+        """Forget a session now (its resume token stops working)."""
+        self._by_token.pop(session.token, None)
 
     def all(self) -> list[Session]:
         return list(self._by_token.values())

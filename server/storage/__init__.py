@@ -13,11 +13,14 @@ only the interfaces; which backend is chosen where the program is put together.
 
 from server.storage.base import (
     ACCOUNT_KINDS,
+    HOUSE_PREFIX,
     MATCH_STATUSES,
     Account,
     MatchRow,
     Store,
     StoreError,
+    is_reserved_name,
+    name_key,
     new_token,
     token_hash,
     utc_now,
@@ -27,7 +30,7 @@ from server.storage.memory import MemoryStore
 from server.storage.sqlite import SqliteStore
 
 __all__ = [
-    "ACCOUNT_KINDS", "MATCH_STATUSES", "Account", "LadderMatchRow", "LadderStore",
-    "MatchRow", "MemoryStore", "SqliteStore", "Store", "StoreError", "new_token",
-    "token_hash", "utc_now",
+    "ACCOUNT_KINDS", "HOUSE_PREFIX", "MATCH_STATUSES", "Account", "LadderMatchRow",
+    "LadderStore", "MatchRow", "MemoryStore", "SqliteStore", "Store", "StoreError",
+    "is_reserved_name", "name_key", "new_token", "token_hash", "utc_now",
 ]

@@ -8,6 +8,8 @@ Contract:
 
 * Bearer tokens are never stored: an account keeps the SHA-256 of its token
   (:func:`token_hash`). :meth:`Store.create_account` returns the token once.
+  :meth:`Store.revoke_tokens` leaves an account with no working token;
+  :meth:`Store.set_banned` bans or unbans one. ``house-`` names are the house bots' only.
 * Match writes (:meth:`Store.save_match`, :meth:`Store.append_actions`,
   :meth:`Store.update_match`) and the ladder's writes return at once: a backend may apply
   them later (SQLite: on a writer thread, many per commit), but in the order they were
@@ -31,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import sys
+import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from server.storage.ladder import LadderStore
 
-ACCOUNT_KINDS = ("human", "bot")
+ACCOUNT_KINDS = ("human", "bot", "admin")
 MATCH_STATUSES = ("live", "over", "void")
 
 
@@ -59,11 +62,32 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+HOUSE_PREFIX = "house-"
+"""Account names that start with this are the house bots' (``arena run`` makes them): nobody
+else may take one, as an account or as a guest's name (:func:`is_reserved_name`)."""
+
+
+def name_key(name: str) -> str:
+    """What two names that look alike have in common: NFKC-normalised (full-width letters,
+    ligatures, …), case-folded, and every dash, space, dot or underscore read as ``-``; so
+    ``ＨＯＵＳＥ_deep`` and ``House–deep`` both read ``house-deep``."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return "".join("-" if unicodedata.category(c) in ("Pd", "Zs", "Pc") or c == "." else c
+                   for c in folded)
+
+
+def is_reserved_name(name: str) -> bool:
+    """Whether ``name`` reads as a house bot's (see :func:`name_key`)."""
+    return name_key(name).startswith(HOUSE_PREFIX)
+
+
 @dataclass(frozen=True)
 class Account:
     name: str
     kind: str
     created_at: str
+    banned: bool = False
+    """A banned account cannot log in (``hello`` is refused); its data stays."""
 
 
 @dataclass
@@ -105,14 +129,18 @@ class StoreError(Exception):
     pass
 
 
-def check_new_account(name: str, kind: str) -> None:
+def check_new_account(name: str, kind: str, house: bool = False) -> None:
     """Raise :class:`StoreError` unless ``name`` and ``kind`` make a valid account (every
-    backend checks the same rules before it looks for a clash)."""
+    backend checks the same rules before it looks for a clash): a house bot's name
+    (:func:`is_reserved_name`) only for a bot made with ``house=True``."""
     if kind not in ACCOUNT_KINDS:
         raise StoreError(f"account kind must be one of {', '.join(ACCOUNT_KINDS)}")
     if not name or len(name) > 64 or not name.replace("-", "").replace("_", "").replace(
             ".", "").isalnum():
         raise StoreError("account names are 1-64 letters, digits, '-', '_' or '.'")
+    if is_reserved_name(name) and not (house and kind == "bot"):
+        raise StoreError(f"names starting {HOUSE_PREFIX!r} are reserved for the house bots "
+                         "that `arena run` makes")
 
 
 def check_status(status: str) -> None:
@@ -140,10 +168,11 @@ class Store(ABC):
     """What the server needs from storage. Implementations are thread-safe."""
 
     # accounts
-    def create_account(self, name: str, kind: str) -> str:
+    def create_account(self, name: str, kind: str, *, house: bool = False) -> str:
         """Create an account and return its bearer token (shown once, stored hashed).
-        Raises :class:`StoreError` if the name is taken or invalid, or the kind unknown."""
-        check_new_account(name, kind)
+        Raises :class:`StoreError` if the name is taken or invalid, or the kind unknown;
+        a ``house-`` name only with ``house=True`` (a house bot of ``arena run``)."""
+        check_new_account(name, kind, house)
         if self.get_account(name) is not None:
             raise StoreError(f"an account named {name!r} exists already")
         token = new_token()
@@ -159,6 +188,25 @@ class Store(ABC):
         self._set_token_hash(name, token_hash(token))
         return token
 
+    def revoke_tokens(self, name: str) -> None:
+        """Invalidate the account's bearer token and issue none (:meth:`rotate_token` gives
+        it a new one). Raises :class:`StoreError` for an unknown account."""
+        if self.get_account(name) is None:
+            raise StoreError(f"no account named {name!r}")
+        # A hash of a token nobody ever saw: no token matches it.
+        self._set_token_hash(name, "revoked:" + token_hash(new_token()))
+
+    def set_banned(self, name: str, banned: bool) -> None:
+        """Ban (``True``) or unban an account, committed on return. Raises
+        :class:`StoreError` for an unknown account."""
+        if self.get_account(name) is None:
+            raise StoreError(f"no account named {name!r}")
+        self._set_banned(name, banned)
+
+    @abstractmethod
+    def _set_banned(self, name: str, banned: bool) -> None:
+        """Set an existing account's ban flag, committed on return."""
+
     @abstractmethod
     def _add_account(self, account: Account, hashed_token: str) -> None:
         """Store a new account, committed on return (:class:`StoreError` if the name is
@@ -169,8 +217,14 @@ class Store(ABC):
         """Replace an account's token hash, committed on return."""
 
     def account_for_token(self, token: str) -> Account | None:
-        """The account whose bearer token this is (``None`` for an unknown token)."""
+        """The account whose bearer token this is (``None`` for an unknown token); a banned
+        account is returned too (with ``banned`` set): the caller refuses it."""
         return self._account_by_token_hash(token_hash(token))
+
+    def account_for_token_hash(self, hashed_token: str) -> Account | None:
+        """:meth:`account_for_token` for a token known only by its :func:`token_hash` (the
+        server keeps a session's, to see at a resume that it still holds)."""
+        return self._account_by_token_hash(hashed_token)
 
     @abstractmethod
     def _account_by_token_hash(self, hashed_token: str) -> Account | None: ...

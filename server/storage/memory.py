@@ -98,6 +98,12 @@ class MemoryStore(Store):
             self._check_open()
             self._accounts[name] = (self._accounts[name][0], hashed_token)
 
+    def _set_banned(self, name: str, banned: bool) -> None:
+        with self._lock:
+            self._check_open()
+            account, hashed = self._accounts[name]
+            self._accounts[name] = (replace(account, banned=banned), hashed)
+
     def _account_by_token_hash(self, hashed_token: str) -> Account | None:
         return self.read(lambda: next((account for account, hashed in self._accounts.values()
                                        if hashed == hashed_token), None))

@@ -131,6 +131,8 @@ class SqliteStore(Store):
                                      (params[-1],))
                 elif kind == "token":
                     conn.execute("UPDATE accounts SET token_hash=? WHERE name=?", params)
+                elif kind == "banned":
+                    conn.execute("UPDATE accounts SET banned=? WHERE name=?", params)
                 elif kind == "account":
                     conn.execute("INSERT INTO accounts (name, kind, token_hash, created_at) "
                                  "VALUES (?,?,?,?)", params)
@@ -200,24 +202,29 @@ class SqliteStore(Store):
         self._put(("token", name, (hashed_token, name)))
         self.flush()
 
+    def _set_banned(self, name: str, banned: bool) -> None:
+        self._put(("banned", name, (int(banned), name)))
+        self.flush()
+
     def _read(self, sql: str, params: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
         with self._read_lock:
             if self._closed:
                 raise StoreError("the store is closed")
             return self._reader.execute(sql, tuple(params)).fetchall()
 
+    def _accounts(self, where: str, params: Iterable[Any] = ()) -> list[Account]:
+        return [Account(name, kind, created_at, bool(banned))
+                for name, kind, created_at, banned in self._read(
+                    f"SELECT name, kind, created_at, banned FROM accounts {where}", params)]
+
     def _account_by_token_hash(self, hashed_token: str) -> Account | None:
-        rows = self._read("SELECT name, kind, created_at FROM accounts WHERE token_hash=?",
-                          (hashed_token,))
-        return Account(*rows[0]) if rows else None
+        return next(iter(self._accounts("WHERE token_hash=?", (hashed_token,))), None)
 
     def get_account(self, name: str) -> Account | None:
-        rows = self._read("SELECT name, kind, created_at FROM accounts WHERE name=?", (name,))
-        return Account(*rows[0]) if rows else None
+        return next(iter(self._accounts("WHERE name=?", (name,))), None)
 
     def list_accounts(self) -> list[Account]:
-        return [Account(*row) for row in
-                self._read("SELECT name, kind, created_at FROM accounts ORDER BY name")]
+        return self._accounts("ORDER BY name")
 
     # ---- matches ---------------------------------------------------------------------------
 

@@ -8,9 +8,10 @@ newer release (it cannot know what that release's tables mean).
 To change the schema, append a :class:`Migration` to :data:`MIGRATIONS`; never edit one
 that has shipped (files out there have had it already). Tables:
 
-* ``accounts`` — name, kind, the SHA-256 of the bearer token, creation time;
-* ``matches`` — one row per match (its log whole once it ended; while live, its
-  ``live_state`` for a resume), and ``match_log_chunks`` —
+* ``accounts`` — name, kind, the SHA-256 of the bearer token, creation time, and (since
+  version 3) whether it is banned;
+* ``matches`` — one row per match (its log whole once it ended; while live, since version
+  4, its ``live_state`` for a resume), and ``match_log_chunks`` —
   a live match's appended log entries, one row per run of consecutive entries;
 * ``ladder_entities``, ``ladder_matches`` (the raw results), ``ladder_ratings`` and
   ``ladder_history`` (derived) — see :mod:`server.storage.ladder`.
@@ -126,6 +127,10 @@ def _fold_single_entries_into_chunks(conn: sqlite3.Connection) -> None:
     conn.execute("DROP TABLE match_actions")
 
 
+def _add_account_bans(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE accounts ADD COLUMN banned INTEGER NOT NULL DEFAULT 0")
+
+
 def _add_live_state(conn: sqlite3.Connection) -> None:
     # What a restarted server needs to resume a live match beyond its log: the clocks at
     # the last stored action and the seated sessions' resume-token hashes (JSON).
@@ -144,7 +149,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("1: the tables as they were before versioning", _create_tables),
     Migration("2: appended log entries only in chunks (match_actions folded in)",
               _fold_single_entries_into_chunks),
-    Migration("3: matches.live_state, to resume live matches after a restart",
+    Migration("3: accounts may be banned", _add_account_bans),
+    Migration("4: matches.live_state, to resume live matches after a restart",
               _add_live_state),
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -57,6 +57,8 @@ def test_the_catalogue_is_exactly_the_fixed_one() -> None:
         "hello", "ping", "list_games", "list_matches", "seek", "cancel_seek", "challenge",
         "accept", "decline", "play_bot", "autoplay", "spectate", "leave", "action", "resign",
         "get_replay",
+        # admin only (issue #22)
+        "abort_match", "ban_account",
         # the bot ladder (PROTOCOL.md section 14)
         "ladder_join", "ladder_leave", "get_leaderboard", "get_rating_history",
         "list_ladder_matches"}

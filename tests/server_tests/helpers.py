@@ -10,9 +10,11 @@ from tests.server_tests.wsclient import WsClient
 
 
 async def account_client(server: ArenaServer, name: str, kind: str = "bot",
-                         encoding: str = "json", **hello: Any) -> WsClient:
-    """A client logged in as a new account; ``hello``: more hello fields (``views``)."""
-    token = await asyncio.to_thread(server.store.create_account, name, kind)
+                         encoding: str = "json", *, house: bool = False,
+                         **hello: Any) -> WsClient:
+    """A client logged in as a new account (``house``: a house bot's, named ``house-…``);
+    ``hello``: more hello fields (``views``)."""
+    token = await asyncio.to_thread(server.store.create_account, name, kind, house=house)
     client = await WsClient.open(server.ws_url, encoding)
     welcome = await client.hello(token=token, **hello)
     assert welcome["type"] == "welcome", welcome

@@ -68,7 +68,7 @@ async def test_a_declined_challenge_tells_the_challenger(server: ArenaServer) ->
 
 
 async def test_autoplay_capacity_and_named_house_bots(server: ArenaServer) -> None:
-    house = await account_client(server, "house-one")
+    house = await account_client(server, "house-one", house=True)
     ref = await house.send({"type": "autoplay", "games": ["race"], "max_matches": 1})
     await house.expect_reply(ref)
     ref = await house.send({"type": "autoplay", "games": ["no-such-game"]})

@@ -62,9 +62,10 @@ MATCH = f"""'race', '{{"target":5}}', 2, 7, '{json.dumps(SEATS)}', NULL, NULL"""
 
 
 def old_file(path: Path, *, version: int = 0, ladder: bool = True) -> str:
-    """A file as an older release (schema ``version``) left it, with an account, a
-    finished match, a live match whose progress was appended one entry per row and then in
-    a chunk, and (``ladder``) a rated ladder match. Returns the account's token."""
+    """A file as an older release left it, with an account, a finished match, a live match
+    whose progress was appended one entry per row and then in a chunk, and (``ladder``) a
+    rated ladder match. Returns the account's token. A ``version`` above 0 is that file after
+    the shipped steps up to it (they never change once shipped)."""
     token = "arena_old-token"
     conn = sqlite3.connect(path)
     conn.executescript(TABLES_BEFORE_VERSIONING
@@ -90,7 +91,7 @@ def old_file(path: Path, *, version: int = 0, ladder: bool = True) -> str:
             INSERT INTO ladder_ratings VALUES (2, 23, 7, 0, 0, 1);
             INSERT INTO ladder_history VALUES (1, 1, 'over1', 0, 27, 7, 'e1');
             INSERT INTO ladder_history VALUES (2, 1, 'over1', 1, 23, 7, 'e1');""")
-    for step in sqlite_schema.MIGRATIONS[1:version]:  # what that release's file had had
+    for step in sqlite_schema.MIGRATIONS[:version]:
         step.apply(conn)
     conn.execute(f"PRAGMA user_version = {version}")
     conn.commit()
@@ -127,6 +128,7 @@ def test_an_older_file_migrates_forward_with_its_data(tmp_path: Path, version: i
         assert file_version(path) == SCHEMA_VERSION
         assert "match_actions" not in tables(path)
         assert store.account_for_token(token) == store.get_account("ann")
+        assert store.get_account("ann").banned is False  # type: ignore[union-attr]
         over = store.get_match("over1")
         assert over is not None and over.log == [{"0": 1}] and over.seed == 7
         assert over.outcome == {"ranks": [0, 1], "reason": "target"}

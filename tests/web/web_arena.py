@@ -41,7 +41,7 @@ from clients import BotRunner
 from clients.connection import ReconnectPolicy
 from server.app import ArenaServer
 from server.ladder import LadderSettings
-from server.storage import SqliteStore
+from server.storage import SqliteStore, is_reserved_name
 
 T = TypeVar("T")
 #: The Barca agent's starting weights (shared/rules/barca.md §12.2), pinned for the tests.
@@ -109,7 +109,8 @@ class WebArena:
 
     def _bot(self, account: str, bot: Any, url: str, **kwargs: Any) -> BotRunner:
         assert self.store is not None
-        token = self.store.create_account(account, "bot")
+        token = self.store.create_account(account, "bot",
+                                          house=is_reserved_name(account))
         runner = BotRunner(bot, url, token=token, reconnect=FAST_RECONNECT, **kwargs)
         self.runners.append(runner)
         self._runs.append(asyncio.ensure_future(runner.run()))

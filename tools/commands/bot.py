@@ -2,10 +2,16 @@
 
 ::
 
-    arena bot random --game battleline --server ws://127.0.0.1:8765/ws --token TOKEN
+    ARENA_TOKEN=TOKEN arena bot random --game battleline --server ws://127.0.0.1:8765/ws
     arena bot random --games battleline,chexers --encoding msgpack --max-matches 4 --seek
-    arena bot deep-barca --ladder battleline --version 2 --seed-from 1 --token TOKEN
+    arena bot deep-barca --ladder battleline --version 2 --seed-from 1 --token-file bot.token
     arena bot barca --game barca --option time_budget_s=2 --weights tuned --token TOKEN
+
+The account's token comes from ``--token``, ``--token-file`` (a file only its owner may read:
+mode 0600 or stricter) or the environment variable ``ARENA_TOKEN``, in that order; without
+one the bot plays as a guest (guests may seek but not autoplay). ``--token`` works, but a
+command line is visible to every local user (``ps``, ``/proc/PID/cmdline``): prefer the
+environment or a file on a shared machine.
 
 NAME is a registered bot (``bots.registry.names()``) or ``module:attribute``;
 ``--option KEY=VALUE`` (repeatable) passes a keyword argument to its factory, ``--weights``
@@ -19,6 +25,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import stat
 import sys
 from typing import Any
 
@@ -30,11 +38,18 @@ from clients.runner import BotRunner
 from server.logs import configure_logging
 from tools.commands.bot_options import parse_options
 
+TOKEN_ENV = "ARENA_TOKEN"
+"""The environment variable a bot's account token may come in (``arena run`` uses it)."""
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("name", help=f"bot name ({', '.join(bots.names())}) or module:attribute")
     p.add_argument("--server", default="ws://127.0.0.1:8765/ws", help="websocket URL")
-    p.add_argument("--token", default=None, help="the bot account's bearer token")
+    p.add_argument("--token", default=None,
+                   help="the bot account's bearer token (visible to other local users in "
+                        f"the process list: prefer --token-file or {TOKEN_ENV})")
+    p.add_argument("--token-file", default=None, metavar="FILE",
+                   help="read the token from FILE (mode 0600: only its owner may read it)")
     p.add_argument("--game", default=None, help="one game to play")
     p.add_argument("--games", default=None, help="comma-separated games to play")
     p.add_argument("--encoding", choices=("json", "msgpack"), default="json")
@@ -87,8 +102,29 @@ def _json_arg(text: str | None, what: str) -> Any:
         raise SystemExit(f"arena bot: --{what} is not JSON: {exc}") from None
 
 
+def token_of(args: argparse.Namespace) -> str | None:
+    """The account token: ``--token``, else ``--token-file``, else ``$ARENA_TOKEN`` (taken out
+    of the environment, so that nothing this process starts inherits it). Raises
+    ``SystemExit`` for a token file others may read or that cannot be read."""
+    from_env = os.environ.pop(TOKEN_ENV, None)
+    if args.token:
+        return str(args.token)
+    if args.token_file:
+        try:
+            mode = os.stat(args.token_file).st_mode
+            if mode & (stat.S_IRWXG | stat.S_IRWXO):
+                raise SystemExit(f"arena bot: {args.token_file} may be read by others "
+                                 f"(mode {stat.S_IMODE(mode):o}): chmod 600 it")
+            with open(args.token_file, encoding="utf-8") as f:
+                return f.read().strip() or None
+        except OSError as exc:
+            raise SystemExit(f"arena bot: cannot read the token file: {exc}") from None
+    return from_env or None
+
+
 def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)  # the server's set-up: JSON lines on stderr
+    token = token_of(args)
     if args.ladder:
         args.mode = "ladder"
         args.games = ",".join(filter(None, [args.games, args.ladder]))
@@ -114,8 +150,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"arena bot: {exc}", file=sys.stderr)
         return 2
     runner = BotRunner(
-        bot, args.server, games=games, token=args.token,
-        name=args.display_name or (None if args.token else args.name),
+        bot, args.server, games=games, token=token,
+        name=args.display_name or (None if token else args.name),
         encoding=args.encoding, mode=args.mode, max_matches=args.max_matches,
         matches=args.matches, options=_json_arg(args.options, "options"),
         clock=_json_arg(args.clock, "clock"), seats=args.seats, seed=args.seed,

@@ -6,9 +6,11 @@
 What it does: opens the store, starts the websocket server, makes sure every house bot has a
 ``bot`` account (giving it a fresh token each start: tokens are stored hashed, so an old one
 cannot be read back), starts each house bot as a separate client process
-(``arena bot NAME --autoplay --games ... --token ...``) that connects over the socket like any
-third-party bot, prints the address, and runs until SIGINT/SIGTERM. Then it stops the bots
-(SIGTERM, then SIGKILL after a few seconds), closes the server and flushes the store.
+(``arena bot NAME --autoplay --games ...``, its token in the environment variable
+``ARENA_TOKEN``: a command line is readable by every local user, a process's environment only
+by its owner) that connects over the socket like any third-party bot, prints the address,
+and runs until SIGINT/SIGTERM. Then it stops the bots (SIGTERM, then SIGKILL after a few
+seconds), closes the server and flushes the store.
 A house bot process that exits unexpectedly is restarted (with a growing delay). A bot whose
 class declares ``games`` (the Chexers search bots: ``games = ("chexers",)``) is offered only
 for those. A name that means a different bot per game (``greedy``: each game's greedy
@@ -38,6 +40,7 @@ from server.commands.serve import add_server_arguments, wait_for_stop_signal
 from server.games import available_names
 from server.logs import configure_logging
 from server.storage import SqliteStore, Store
+from tools.commands.bot import TOKEN_ENV
 from tools.commands.bot_options import option_args
 
 log = structlog.get_logger("arena.run")
@@ -92,7 +95,7 @@ def ensure_accounts(store: Store, bots: list[HouseBot]) -> None:
     for bot in bots:
         account = store.get_account(bot.account)
         if account is None:
-            bot.token = store.create_account(bot.account, "bot")
+            bot.token = store.create_account(bot.account, "bot", house=True)
         else:
             bot.token = store.rotate_token(bot.account)
 
@@ -122,12 +125,15 @@ def house_processes(bots: list[HouseBot], games: list[str]) -> list[HouseBot]:
 
 
 async def start_bot(bot: HouseBot, ws_url: str, matches: int, log_level: str) -> None:
+    """Start ``bot``'s process; its token goes in its environment (``ARENA_TOKEN``), never
+    on its command line."""
     options = HOUSE_BOT_OPTIONS.get(bot.bot)
     bot.process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tools.cli", "bot", bot.bot, "--autoplay",
-        "--games", ",".join(bot.games), "--max-matches", str(matches), f"--token={bot.token}",
+        "--games", ",".join(bot.games), "--max-matches", str(matches),
         "--server", ws_url, "--log-level", "warning" if log_level == "info" else log_level,
         *option_args(options),
+        env={**os.environ, TOKEN_ENV: bot.token},
         stdin=asyncio.subprocess.DEVNULL,
         # The bot's own JSON logs go to our stderr, one line per event.
         stdout=asyncio.subprocess.DEVNULL, stderr=None,

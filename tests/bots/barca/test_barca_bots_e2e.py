@@ -17,7 +17,7 @@ async def test_barca_agent_plays_a_clocked_match_as_a_house_bot(arena: ArenaServ
     assert isinstance(house.bot, BarcaBot)
     runner = BotRunner(house, arena.ws_url, games=["barca"], matches=1, reconnect=FAST,
                        token=await asyncio.to_thread(arena.store.create_account, "house-barca",
-                                                     "bot"))
+                                                     "bot", house=True))
     task = asyncio.ensure_future(runner.run())
     await until_offered(runner)
     start, end = await play_as_visitor(arena.ws_url, "barca", seed=3)

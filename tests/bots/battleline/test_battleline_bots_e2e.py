@@ -19,7 +19,8 @@ from tests.bots.recording import FAST, Recording, play_as_visitor, until_offered
 
 async def play_against(arena: ArenaServer, account: str, bot: Any) -> dict[str, Any]:
     recording = Recording(bot)
-    token = await asyncio.to_thread(arena.store.create_account, account, "bot")
+    token = await asyncio.to_thread(arena.store.create_account, account, "bot",
+                                    house=True)
     runner = BotRunner(recording, arena.ws_url, games=["battleline"], matches=1,
                        reconnect=FAST, token=token)
     task = asyncio.ensure_future(runner.run())

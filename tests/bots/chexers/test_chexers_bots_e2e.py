@@ -18,7 +18,8 @@ async def test_maxn_and_mp_mix_play_a_clocked_match_as_house_bots(arena: ArenaSe
     assert isinstance(players["house-maxn"].bot, MaxnBot)
     assert isinstance(players["house-mp-mix"].bot, MPMixBot)
     runners = [BotRunner(bot, arena.ws_url, games=["chexers"], matches=1, reconnect=FAST,
-                         token=await asyncio.to_thread(arena.store.create_account, name, "bot"))
+                         token=await asyncio.to_thread(arena.store.create_account, name, "bot",
+                                                         house=True))
                for name, bot in players.items()]
     tasks = [asyncio.ensure_future(r.run()) for r in runners]
     await until_offered(*runners)

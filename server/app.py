@@ -632,7 +632,7 @@ class ArenaServer:
         live = self.live.get(msg["match_id"])
         if live is None or not live.seats_of(session):
             raise LobbyError("not_found", "you hold no seat in a live match with that id")
-        self._guard(live, live.resign, session)
+        self._guard(live, live.resign, session, msg.get("id"))
 
     async def _get_replay(self, conn: Connection, session: Session, msg: dict[str, Any]
                           ) -> None:

@@ -434,9 +434,13 @@ class Connection:
     async def decline(self, challenge_id: str) -> None:
         await self.request("decline", challenge_id=challenge_id)
 
-    async def autoplay(self, games: Sequence[str], max_matches: int = 1) -> None:
-        """Offer to be seated automatically in matches of ``games`` (bots)."""
-        await self.request("autoplay", games=list(games), max_matches=max_matches)
+    async def autoplay(self, games: Sequence[str], max_matches: int = 1, *,
+                       bot: str | None = None, version: str | None = None) -> None:
+        """Offer to be seated automatically in matches of ``games`` (bots); ``bot`` and
+        ``version`` say what bot this is (``list_bots`` shows them, ``play_bot`` accepts
+        the bot name)."""
+        await self.request("autoplay", games=list(games), max_matches=max_matches, bot=bot,
+                           version=version)
 
     async def spectate(self, match_id: str) -> Message:
         """Watch a match; returns its ``match_start`` (``your_seat`` null)."""

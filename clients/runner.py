@@ -83,8 +83,9 @@ class BotRunner:
     """Plays matches with ``bot`` on the server at ``url`` until stopped.
 
     ``mode="autoplay"`` offers the bot for ``games`` with ``max_matches`` at once (the server
-    seats it); ``mode="seek"`` keeps up to ``max_matches`` seeks/matches going, round-robin
-    over ``games`` (``options``, ``clock`` and ``seats`` go into each seek);
+    seats it), naming it ``ladder_bot`` at ``ladder_version`` (``list_bots`` shows them);
+    ``mode="seek"`` keeps up to ``max_matches`` seeks/matches going, round-robin over
+    ``games`` (``options``, ``clock`` and ``seats`` go into each seek);
     ``mode="ladder"`` puts the bot on the ladder of each of ``games`` as ``ladder_bot`` at
     ``ladder_version`` (optionally seeded from ``seed_from_version``), ``max_matches`` at
     once (the server pairs it; the cap counts every match of the connection). ``matches``
@@ -271,7 +272,8 @@ class BotRunner:
     async def _offer(self) -> None:
         try:
             if self.mode == "autoplay":
-                await self.conn.autoplay(self.games, self.max_matches)
+                await self.conn.autoplay(self.games, self.max_matches,
+                                         bot=self.ladder_bot, version=self.ladder_version)
                 self.log.info("autoplay_offered", games=self.games,
                               max_matches=self.max_matches)
                 return

@@ -463,6 +463,18 @@ DEFINITIONS: dict[str, WireType] = {
               doc="how requests say what a seat may do: legal_actions (list) or "
                   "action_space (space); absent: list"),
     )),
+    "BotInfo": Obj((
+        Field("account", Str(), doc="the bot's account name: play_bot.bot or challenge it"),
+        Field("bot", Str(), required=False,
+              doc="the bot's own name (autoplay.bot), also accepted by play_bot.bot"),
+        Field("version", Str(), required=False, doc="the bot's version (autoplay.version)"),
+        Field("games", Arr(Str()), doc="the games it offers to play, sorted"),
+        Field("free", Int(0), doc="matches it can start now: its max_matches minus the "
+                                  "matches it plays (0 while away)"),
+        Field("max_matches", Int(1), doc="matches it plays at once"),
+        Field("online", Bool(), doc="connected now (false: away, holding its seats for the "
+                                    "grace period)"),
+    )),
     "ActionSpace": ActionSpaceType(),
     "Outcome": Obj((
         Field("ranks", Arr(Int(0), 1), doc="per seat; 0 is first place, ties share a rank"),
@@ -610,6 +622,9 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec("list_matches", "client", (
         Field("game", Str(), required=False, doc="only matches of this game"),
     ), ("matches",), "live and recent matches"),
+    MessageSpec("list_bots", "client", (
+        Field("game", Str(), required=False, doc="only bots offering this game"),
+    ), ("bots",), "the bots a person can play (play_bot) right now"),
     MessageSpec("seek", "client", (
         _GAME, _OPTIONS, _CLOCK,
         Field("seats", Int(1), required=False, doc="number of seats (default: the minimum)"),
@@ -627,7 +642,8 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec("play_bot", "client", (
         _GAME,
         Field("bot", Str(), required=False,
-              doc="house bot name (default: the game's strongest available)"),
+              doc="an account name or a bot name from `bots` (default: the bot with the "
+                  "most free capacity)"),
         _OPTIONS, _CLOCK,
         Field("seat", Int(0), required=False, doc="your seat (default 0)"),
     ), ("match_start",), "start a match against house bot(s)"),
@@ -635,6 +651,10 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
         Field("games", Arr(Str(), 1)),
         Field("max_matches", Int(1), required=False,
               doc="matches this client plays at once (default 1)"),
+        Field("bot", Str(max_len=MAX_ID_CHARS), required=False,
+              doc="the bot's own name, listed in bots and accepted by play_bot.bot"),
+        Field("version", Str(max_len=MAX_ID_CHARS), required=False,
+              doc="the bot's version, listed in bots"),
     ), ("ok",), "offer to be seated automatically (bots)"),
     MessageSpec("spectate", "client", (_MATCH,), ("match_start",), "watch a match"),
     MessageSpec("leave", "client", (_MATCH,), ("ok",), "stop spectating"),
@@ -702,6 +722,9 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
                 summary="answer to list_games"),
     MessageSpec("matches", "server", (Field("matches", Arr(Ref("MatchSummary"))),),
                 summary="answer to list_matches"),
+    MessageSpec("bots", "server", (Field("bots", Arr(Ref("BotInfo")),
+                                         doc="by most free capacity, then account name"),),
+                summary="answer to list_bots"),
     MessageSpec("seeking", "server", (Field("seek_id", Str()), _GAME),
                 summary="the seek is queued"),
     MessageSpec("challenge", "server", (

@@ -50,7 +50,7 @@ from server.games import available_games, available_names
 from server.hub import Handler, Hub, MatchEnded, Service
 from server.ladder import LadderService, LadderSettings
 from server.live import LiveMatch
-from server.lobby import Lobby, LobbyError, MatchSpec
+from server.lobby import Lobby, LobbyError, MatchSpec, bot_listing
 from server.recorder import MatchRecorder
 from server.render import SeatInfo, StoredMatch, render_for
 from server.resume import resume_match
@@ -132,6 +132,7 @@ class ArenaServer:
         self._match_end: list[MatchEnded] = []
         self._handlers: dict[str, Handler] = {
             "list_games": self._list_games, "list_matches": self._list_matches,
+            "list_bots": self._list_bots,
             "seek": self._seek, "cancel_seek": self._cancel_seek,
             "challenge": self._challenge, "accept": self._accept, "decline": self._decline,
             "play_bot": self._play_bot, "autoplay": self._autoplay,
@@ -687,6 +688,10 @@ class ArenaServer:
         seating.insert(seat, session)
         self.start_match(spec, seating, ref_for=(session, msg.get("id")))
 
+    def _list_bots(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        conn.protocol.reply(msg, {"type": "bots",
+                                  "bots": bot_listing(self.sessions.all(), msg.get("game"))})
+
     def _autoplay(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
         if session.kind != "bot":
             raise LobbyError("unauthorized", "autoplay is for bot accounts: say hello with a "
@@ -696,7 +701,8 @@ class ArenaServer:
         unknown = [g for g in games if g not in known]
         if unknown:
             raise LobbyError("not_found", f"no game named {', '.join(map(repr, unknown))}")
-        session.autoplay = AutoplayOffer(frozenset(games), int(msg.get("max_matches", 1)))
+        session.autoplay = AutoplayOffer(frozenset(games), int(msg.get("max_matches", 1)),
+                                         msg.get("bot"), msg.get("version"))
         conn.protocol.reply(msg, {"type": "ok"})
 
     def _spectate(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
@@ -734,7 +740,7 @@ class ArenaServer:
         live = self.live.get(msg["match_id"])
         if live is None or not live.seats_of(session):
             raise LobbyError("not_found", "you hold no seat in a live match with that id")
-        self._guard(live, live.resign, session)
+        self._guard(live, live.resign, session, msg.get("id"))
 
     @staticmethod
     def _admin_only(session: Session, what: str) -> None:

@@ -36,11 +36,13 @@ class Audience:
             wanted.add(None)
         return frozenset(wanted)
 
-    def deliver(self, out: list[Outgoing], ref_for: tuple[Session, Any] | None = None) -> None:
+    def deliver(self, out: list[Outgoing], ref_for: tuple[Session, Any] | None = None,
+                reply: str = "match_start") -> None:
         """Send each message to its seat's session, or to every spectator (encoded once for
         all of them; an ``events`` copy with a view once more without it, for the spectators
-        that did not ask for views). ``ref_for``: ``(session, ref)`` — that session's
-        ``match_start`` carries ``ref`` (the id of the message that asked for the match)."""
+        that did not ask for views). ``ref_for``: ``(session, ref)`` — that session's first
+        message of type ``reply`` carries ``ref``: it answers the message with that id
+        (``match_start`` a ``play_bot`` or ``accept``, ``match_end`` a ``resign``)."""
         for recipient, message in out:
             if recipient is None:
                 if self.spectators:
@@ -51,8 +53,9 @@ class Audience:
                         session.send(shared if session.views else plain)
                 continue
             session = self.seating[recipient]
-            if ref_for is not None and ref_for[0] is session and message["type"] == "match_start":
-                message = {**message, "ref": ref_for[1]}
+            if ref_for is not None and ref_for[0] is session and message["type"] == reply:
+                if ref_for[1] is not None:  # a message without an id gets no ref
+                    message = {**message, "ref": ref_for[1]}
                 ref_for = None
             session.send(message)
 

@@ -173,11 +173,12 @@ class LiveMatch:
         self._after(runner.render_requests(now))
         return runner.moves > moves  # applied (an error for it leaves the count as it was)
 
-    def resign(self, session: Session) -> None:
+    def resign(self, session: Session, ref: Any = None) -> None:
+        """``session`` gives up (its first seat); its ``match_end`` carries ``ref``."""
         out: list[Outgoing] = []
         for seat in self.seats_of(session)[:1]:
             out = self.runner.resign(seat, self.now())
-        self._after(out)
+        self._after(out, (session, ref), reply="match_end")
 
     def seat_away(self, session: Session) -> None:
         out: list[Outgoing] = []
@@ -233,8 +234,9 @@ class LiveMatch:
 
     # ---- pumping ---------------------------------------------------------------------------
 
-    def _after(self, out: list[Outgoing], ref_for: tuple[Session, Any] | None = None) -> None:
-        self._deliver(out, ref_for)
+    def _after(self, out: list[Outgoing], ref_for: tuple[Session, Any] | None = None,
+               reply: str = "match_start") -> None:
+        self._deliver(out, ref_for, reply)
         runner = self.runner
         self._arm_timer()
         if runner.is_over and self.ended_at is None:

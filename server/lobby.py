@@ -8,7 +8,7 @@ seat count), asks the lobby what to do, and starts the matches the lobby says ar
 * A challenge names the other accounts; it becomes a match when every one of them has
   accepted (any connected session of the account may accept); one decline ends it.
 * House bots are ordinary connected clients that sent ``autoplay``; :meth:`Lobby.pick_bots`
-  chooses among them by free capacity.
+  chooses among them by free capacity, and :func:`bot_listing` lists them (``list_bots``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 from engine import registry
 from engine.core import BadOptions, canonical_json
 from server.clocks import Clock
-from server.sessions import Session
+from server.sessions import AutoplayOffer, Session
 
 
 class LobbyError(Exception):
@@ -197,14 +197,44 @@ class Lobby:
     def pick_bots(candidates: Iterable[Session], game: str, count: int,
                   bot: str | None = None, exclude: Session | None = None) -> list[Session]:
         """``count`` seats' worth of autoplay sessions of bot accounts (never a guest's or a
-        person's) for ``game`` (of account ``bot`` if named): distinct bots first, most free
-        capacity first; when there are fewer bots than seats, bots take several seats of the
-        match. Raises ``not_found`` if none."""
+        person's) for ``game`` (if ``bot`` is named: of that account, or running the bot of
+        that name, :meth:`Session.answers_to`): distinct bots first, most free capacity
+        first; when there are fewer bots than seats, bots take several seats of the match.
+        Raises ``not_found`` if none."""
         pool = [s for s in candidates
-                if s is not exclude and s.kind == "bot" and (bot is None or s.name == bot)
+                if s is not exclude and s.kind == "bot" and (bot is None or s.answers_to(bot))
                 and s.free_autoplay_slots(game) > 0]
         if not pool:
             who = f"house bot {bot!r}" if bot else "house bot"
             raise LobbyError("not_found", f"no {who} is available for {game} right now")
         pool.sort(key=lambda s: (-s.free_autoplay_slots(game), s.name))
         return [pool[i % len(pool)] for i in range(count)]
+
+
+def bot_listing(candidates: Iterable[Session], game: str | None = None
+                ) -> list[dict[str, Any]]:
+    """The ``bots`` of ``list_bots``: every session with an autoplay offer (for ``game`` if
+    named), one entry per account, bot and version (an account may run one process per
+    game), most free capacity first, then by account name."""
+    groups: dict[tuple[str, str | None, str | None],
+                 list[tuple[Session, AutoplayOffer]]] = {}
+    for session in candidates:
+        offer = session.autoplay
+        if offer is not None and (game is None or game in offer.games):
+            key = (session.name, offer.bot, offer.version)
+            groups.setdefault(key, []).append((session, offer))
+    out: list[dict[str, Any]] = []
+    for (account, bot, version), offers in groups.items():
+        entry: dict[str, Any] = {"account": account}
+        if bot is not None:
+            entry["bot"] = bot
+        if version is not None:
+            entry["version"] = version
+        entry["games"] = sorted({g for _, o in offers for g in o.games
+                                 if game is None or g == game})
+        entry["free"] = sum(s.free_autoplay_slots(game) for s, _ in offers)
+        entry["max_matches"] = sum(o.max_matches for _, o in offers)
+        entry["online"] = any(s.connected for s, _ in offers)
+        out.append(entry)
+    out.sort(key=lambda e: (-e["free"], e["account"]))
+    return out

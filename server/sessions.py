@@ -24,10 +24,13 @@ from typing import Any
 
 @dataclass
 class AutoplayOffer:
-    """A bot's offer to be seated automatically in matches of ``games``."""
+    """A bot's offer to be seated automatically in matches of ``games``; ``bot`` and
+    ``version`` are what the bot says it is (``autoplay.bot``/``version``), if it says."""
 
     games: frozenset[str]
     max_matches: int = 1
+    bot: str | None = None
+    version: str | None = None
 
 
 @dataclass(eq=False)
@@ -67,10 +70,19 @@ class Session:
         if self.connection is not None:
             self.connection.send(message)
 
-    def free_autoplay_slots(self, game: str) -> int:
-        if self.autoplay is None or game not in self.autoplay.games or not self.connected:
+    def free_autoplay_slots(self, game: str | None = None) -> int:
+        """Matches the server may seat this session in now (of ``game``, if named): its
+        autoplay capacity left, 0 while away or without an offer (for that game)."""
+        offer = self.autoplay
+        if offer is None or (game is not None and game not in offer.games) \
+                or not self.connected:
             return 0
-        return self.autoplay.max_matches - len(self.seats)
+        return max(0, offer.max_matches - len(self.seats))
+
+    def answers_to(self, bot: str) -> bool:
+        """Whether ``play_bot.bot`` = ``bot`` names this session: its account name, or the
+        bot name its autoplay offer gave."""
+        return self.name == bot or (self.autoplay is not None and self.autoplay.bot == bot)
 
 
 def token_hash(token: str) -> str:

@@ -52,8 +52,9 @@ async def test_autoplay_runner_answers_every_request_with_its_request_id() -> No
     assert stats.actions == 3 and stats.errors == 0
     assert stats.ranks() == [0]
     autoplay = [m for m in arena.received if m["type"] == "autoplay"]
+    # The offer names the bot (by default its class) and version: list_bots shows them.
     assert autoplay == [{"type": "autoplay", "id": autoplay[0]["id"], "games": ["count"],
-                         "max_matches": 1}]
+                         "max_matches": 1, "bot": "Recorder", "version": "1"}]
     actions = [m for m in arena.received if m["type"] == "action"]
     assert [a["request_id"] for a in actions] == [r["request_id"] for r in bot.requests]
     assert bot.calls == ["start", "events", "events", "events", "end"]

@@ -56,7 +56,7 @@ def test_the_catalogue_is_exactly_the_fixed_one() -> None:
     assert set(CLIENT_TYPES) == {
         "hello", "ping", "list_games", "list_matches", "seek", "cancel_seek", "challenge",
         "accept", "decline", "play_bot", "autoplay", "spectate", "leave", "action", "resign",
-        "get_replay",
+        "get_replay", "list_bots",
         # admin only (issue #22)
         "abort_match", "ban_account",
         # the bot ladder (PROTOCOL.md section 14)
@@ -65,7 +65,7 @@ def test_the_catalogue_is_exactly_the_fixed_one() -> None:
     assert set(SERVER_TYPES) == {
         "welcome", "pong", "games", "matches", "seeking", "challenge", "challenge_sent",
         "challenge_declined", "ok", "match_start", "request", "events", "match_end",
-        "replay", "error",
+        "replay", "error", "bots",
         "ladder_joined", "leaderboard", "rating_history", "ladder_matches"}
     assert set(ERROR_CODES) == {
         "malformed", "unknown_type", "unsupported_version", "unauthorized", "not_your_turn",

@@ -63,11 +63,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      help="seek matches instead")
     how.add_argument("--ladder", metavar="GAME[,GAME]", default=None,
                      help="join these games' ladders (rated matches; needs --token)")
-    p.add_argument("--version", default="1", help="ladder: the bot's version (default 1)")
+    p.add_argument("--version", default="1",
+                   help="the bot's version on the ladder and in list_bots (default 1)")
     p.add_argument("--seed-from", default=None, metavar="VERSION",
                    help="ladder: a new version starts from this version's rating")
     p.add_argument("--bot-name", default=None,
-                   help="ladder: the bot's name on the leaderboard (default: NAME)")
+                   help="the bot's name on the leaderboard and in list_bots (default: NAME)")
     p.set_defaults(mode="autoplay")
     p.add_argument("--seats", type=int, default=None, help="seats per sought match")
     p.add_argument("--clock", default=None,

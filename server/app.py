@@ -51,6 +51,7 @@ from server.hub import Handler, Hub, MatchEnded, Service
 from server.ladder import LadderService, LadderSettings
 from server.live import LiveMatch
 from server.lobby import Lobby, LobbyError, MatchSpec
+from server.metrics import ServerMetrics
 from server.recorder import MatchRecorder
 from server.render import SeatInfo, StoredMatch, render_for
 from server.runner import DEFAULT_GRACE_S, MatchRunner
@@ -125,7 +126,11 @@ class ArenaServer:
             "spectate": self._spectate, "leave": self._leave, "action": self._action,
             "resign": self._resign, "get_replay": self._get_replay,
         }
+        self.metrics = ServerMetrics(live_matches=lambda: len(self.live),
+                                     connections=lambda: len(self.connections),
+                                     sessions=lambda: len(self.sessions))
         self.add_route("/healthz", self._health)
+        self.add_route("/metrics", self._metrics)
         MatchApi(self)
         # The services: made from this hub, they registered what they serve; the server
         # only starts and closes them. The ladder stays reachable by name for the tools
@@ -226,6 +231,9 @@ class ArenaServer:
                      "connections": len(self.connections), "sessions": len(self.sessions),
                      "live_matches": len(self.live)}
 
+    async def _metrics(self, path: str) -> tuple[int, Any]:
+        return 200, http.RawBody(self.metrics.exposition(), self.metrics.content_type)
+
     # ---- the hub (server.hub.Hub) --------------------------------------------------------------
 
     def add_handlers(self, handlers: Mapping[str, Handler]) -> None:
@@ -245,7 +253,8 @@ class ArenaServer:
     async def _serve_connection(self, ws: ServerConnection) -> None:
         assert isinstance(ws, ArenaWebSocket)  # serve(create_connection=ArenaWebSocket)
         conn = Connection(ws, ServerSession(encoding_of(ws.subprotocol), self.limits,
-                                            self._clock()),
+                                            self._clock(),
+                                            errors_sent=self.metrics.errors_sent),
                           secrets.token_hex(6), max_messages=self.send_queue_messages,
                           max_bytes=self.send_queue_bytes, turn=self._turn)
         self.connections.add(conn)
@@ -465,6 +474,7 @@ class ArenaServer:
         live = LiveMatch(runner, Audience(seating), MatchRecorder(runner, self.store),
                          self._match_ended)
         self.live[match_id] = live
+        self.metrics.match_started(spec.game)
         for seat, session in enumerate(seating):
             session.seats.setdefault(match_id, []).append(seat)
         self._guard(live, live.start, ref_for)
@@ -472,6 +482,7 @@ class ArenaServer:
 
     def _match_ended(self, live: LiveMatch) -> None:
         self.live.pop(live.match_id, None)
+        self.metrics.match_finished(live.game, live.status)
         for session in live.seating:
             session.seats.pop(live.match_id, None)
         self.recent[live.match_id] = live
@@ -615,7 +626,9 @@ class ArenaServer:
             conn.protocol.error("not_your_turn", "you hold no seat in this live match", to=msg,
                                 match_id=match_id, request_id=msg["request_id"])
             return
+        started = time.perf_counter()
         if self._guard(live, live.action, session, msg):
+            self.metrics.action_taken(time.perf_counter() - started)
             # An action that answers an open request was asked for by the server, and the
             # server asks one at a time: it must not count against the flood budget, or
             # fast bots would be rate limited in the middle of a match.

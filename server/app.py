@@ -56,7 +56,7 @@ from server.recorder import MatchRecorder
 from server.render import SeatInfo, StoredMatch, render_for
 from server.runner import DEFAULT_GRACE_S, MatchRunner
 from server.sessions import AutoplayOffer, Session, Sessions
-from server.storage import Store
+from server.storage import Store, StoreError
 from server.wsadapter import ArenaWebSocket
 
 log = structlog.get_logger("arena.server")
@@ -68,6 +68,8 @@ BACKLOG_MESSAGES = 32
 from it (its TCP window then pushes back on the client)."""
 PERSIST_INTERVAL_S = 0.5
 """How often the new actions of live matches go to the store, all matches in one batch."""
+HEALTH_STORE_TIMEOUT_S = 5.0
+"""How long ``/healthz`` waits for the store's write probe before it calls the store stuck."""
 
 
 def server_version() -> str:
@@ -227,9 +229,24 @@ class ArenaServer:
         return await http.respond(self._routes, connection, request, self.ws_url)
 
     async def _health(self, path: str) -> tuple[int, Any]:
-        return 200, {"ok": True, "version": self.version,
-                     "connections": len(self.connections), "sessions": len(self.sessions),
-                     "live_matches": len(self.live)}
+        """200 with ``ok: true`` while the store takes writes; 503 with ``ok: false`` and
+        ``store.error`` when it does not (or does not answer within
+        :data:`HEALTH_STORE_TIMEOUT_S`)."""
+        error: str | None = None
+        try:
+            await asyncio.wait_for(asyncio.to_thread(self.store.check_writable),
+                                   HEALTH_STORE_TIMEOUT_S)
+        except StoreError as exc:
+            error = str(exc)
+        except TimeoutError:
+            error = f"no answer within {HEALTH_STORE_TIMEOUT_S:g} s"
+        if error is not None:
+            log.error("store_not_writable", error=error)
+        return (200 if error is None else 503), {
+            "ok": error is None, "version": self.version,
+            "store": {"writable": error is None, "error": error},
+            "connections": len(self.connections), "sessions": len(self.sessions),
+            "live_matches": len(self.live)}
 
     async def _metrics(self, path: str) -> tuple[int, Any]:
         return 200, http.RawBody(self.metrics.exposition(), self.metrics.content_type)

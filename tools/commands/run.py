@@ -34,6 +34,7 @@ import structlog
 
 from bots import registry as bot_registry
 from server.app import ArenaServer, tune_gc
+from server.commands.arguments import names, positive_int
 from server.commands.serve import add_server_arguments, wait_for_stop_signal
 from server.games import available_names
 from server.logs import configure_logging
@@ -59,11 +60,13 @@ HOUSE_BOT_OPTIONS: dict[str, dict[str, Any]] = {"barca": {"time_budget_s": 2.0}}
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_server_arguments(p)
     p.add_argument("--house-bots", default=DEFAULT_HOUSE_BOTS,
+                   type=names(bot_registry.names, "bot"),
                    help="house bots to start, comma-separated bot names; each becomes an "
                         f"account house-<name>-<n> (default: {DEFAULT_HOUSE_BOTS})")
-    p.add_argument("--bot-matches", type=int, default=8,
+    p.add_argument("--bot-matches", type=positive_int, default=8,
                    help="matches each house bot plays at once (default 8)")
     p.add_argument("--bot-games", default=",".join(HOUSE_GAMES),
+                   type=names(available_names, "game"),
                    help=f"games the house bots play (default {','.join(HOUSE_GAMES)})")
 
 

@@ -26,7 +26,7 @@ from websockets.exceptions import InvalidHandshake
 from bots import registry as bots
 from clients.connection import DEFAULT_RECONNECT, NO_RECONNECT, ArenaError
 from clients.runner import BotRunner
-from server.commands.arguments import json_object, positive_int
+from server.commands.arguments import json_object, non_negative_int, positive_int
 from server.logs import configure_logging
 from tools.commands.bot_options import parse_options
 
@@ -49,6 +49,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      help="seek matches instead")
     how.add_argument("--ladder", metavar="GAME[,GAME]", default=None,
                      help="join these games' ladders (rated matches; needs --token)")
+    p.add_argument("--ladder-matches", type=non_negative_int, default=0, metavar="N",
+                   help="autoplay: also join the ladders of the games played, N ladder "
+                        "matches at once (default 0: no)")
     p.add_argument("--version", default="1", help="ladder: the bot's version (default 1)")
     p.add_argument("--seed-from", default=None, metavar="VERSION",
                    help="ladder: a new version starts from this version's rating")
@@ -114,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         clock=args.clock, seats=args.seats, seed=args.seed,
         reconnect=NO_RECONNECT if args.no_reconnect else DEFAULT_RECONNECT,
         ladder_bot=args.bot_name or args.name, ladder_version=args.version,
-        seed_from_version=args.seed_from)
+        seed_from_version=args.seed_from, ladder_matches=args.ladder_matches)
     try:
         stats = asyncio.run(runner.run())
     except ArenaError as exc:

@@ -88,7 +88,10 @@ class BotRunner:
     ``games`` (``options``, ``clock`` and ``seats`` go into each seek);
     ``mode="ladder"`` puts the bot on the ladder of each of ``games`` as ``ladder_bot`` at
     ``ladder_version`` (optionally seeded from ``seed_from_version``), ``max_matches`` at
-    once (the server pairs it; the cap counts every match of the connection). ``matches``
+    once (the server pairs it; the cap counts every match of the connection). With
+    ``ladder_matches`` above 0, an autoplay bot also joins those ladders, up to that many
+    ladder matches at once (the server's house bots: rated from the first minute, while
+    most of their slots stay free for people). ``matches``
     stops the run after that many finished matches (``None``: run until :meth:`stop` or the
     connection is lost for good).
     """
@@ -101,7 +104,7 @@ class BotRunner:
                  reconnect: ReconnectPolicy = DEFAULT_RECONNECT,
                  client: str = CLIENT_NAME, seed: int | None = None,
                  ladder_bot: str | None = None, ladder_version: str = "1",
-                 seed_from_version: str | None = None) -> None:
+                 seed_from_version: str | None = None, ladder_matches: int = 0) -> None:
         if not games:
             raise ValueError("a bot runner needs at least one game")
         if mode not in ("autoplay", "seek", "ladder"):
@@ -119,6 +122,7 @@ class BotRunner:
         self.ladder_bot = ladder_bot or name or type(bot).__name__
         self.ladder_version = ladder_version
         self.seed_from_version = seed_from_version
+        self.ladder_matches = ladder_matches
         self.stats = RunnerStats()
         self.conn = Connection(url, token=token, name=name, encoding=encoding, client=client,
                                reconnect=reconnect)
@@ -269,6 +273,15 @@ class BotRunner:
 
     # ---- offering --------------------------------------------------------------------------
 
+    async def _join_ladders(self, matches: int) -> None:
+        for game in self.games:
+            joined = await self.conn.ladder_join(
+                game, self.ladder_bot, self.ladder_version, matches,
+                seed_from_version=self.seed_from_version)
+            self.log.info("ladder_joined", game=game, bot=self.ladder_bot,
+                          version=self.ladder_version, new=joined.get("new"),
+                          rank=joined.get("entry", {}).get("rank"))
+
     async def _offer(self) -> None:
         try:
             if self.mode == "autoplay":
@@ -276,15 +289,11 @@ class BotRunner:
                                          bot=self.ladder_bot, version=self.ladder_version)
                 self.log.info("autoplay_offered", games=self.games,
                               max_matches=self.max_matches)
+                if self.ladder_matches > 0:
+                    await self._join_ladders(self.ladder_matches)
                 return
             if self.mode == "ladder":
-                for game in self.games:
-                    joined = await self.conn.ladder_join(
-                        game, self.ladder_bot, self.ladder_version, self.max_matches,
-                        seed_from_version=self.seed_from_version)
-                    self.log.info("ladder_joined", game=game, bot=self.ladder_bot,
-                                  version=self.ladder_version, new=joined.get("new"),
-                                  rank=joined.get("entry", {}).get("rank"))
+                await self._join_ladders(self.max_matches)
                 return
             while self._seeks_wanted() > 0:
                 game = self.games[self._next_game % len(self.games)]

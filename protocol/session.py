@@ -19,6 +19,7 @@ hands the server only valid client messages. :class:`ClientSession` builds ``hel
 
 from __future__ import annotations
 
+import collections
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -125,8 +126,13 @@ class ServerSession:
     """
 
     def __init__(self, encoding: Encoding = "json", limits: Limits = DEFAULT_LIMITS,
-                 now: float = 0.0) -> None:
+                 now: float = 0.0, *, errors_sent: collections.Counter[str] | None = None
+                 ) -> None:
+        """``errors_sent``: where to count each ``error`` message sent, by code (a server
+        shares one among its connections; default: this session's own)."""
         self.encoding: Encoding = encoding
+        self.errors_sent: collections.Counter[str] = (
+            collections.Counter() if errors_sent is None else errors_sent)
         self.limits = limits
         self.state = ServerState.AWAITING_HELLO
         self.close: Close | None = None
@@ -305,6 +311,9 @@ class ServerSession:
         return out
 
     def _send_message(self, message: Mapping[str, Any]) -> None:
+        # Every error leaves through here (a shared EncodedMessage is never one).
+        if message.get("type") == "error":
+            self.errors_sent[message["code"]] += 1
         self._out.append(encode(message, self.encoding))
 
 

@@ -51,6 +51,7 @@ from server.hub import Handler, Hub, MatchEnded, Service
 from server.ladder import LadderService, LadderSettings
 from server.live import LiveMatch
 from server.lobby import Lobby, LobbyError, MatchSpec, bot_listing
+from server.metrics import ServerMetrics
 from server.recorder import MatchRecorder
 from server.render import SeatInfo, StoredMatch, render_for
 from server.resume import resume_match
@@ -75,6 +76,8 @@ BACKLOG_MESSAGES = 32
 from it (its TCP window then pushes back on the client)."""
 PERSIST_INTERVAL_S = 0.5
 """How often the new actions of live matches go to the store, all matches in one batch."""
+HEALTH_STORE_TIMEOUT_S = 5.0
+"""How long ``/healthz`` waits for the store's write probe before it calls the store stuck."""
 
 
 def server_version() -> str:
@@ -140,7 +143,11 @@ class ArenaServer:
             "resign": self._resign, "get_replay": self._get_replay,
             "abort_match": self._abort_match, "ban_account": self._ban_account,
         }
+        self.metrics = ServerMetrics(live_matches=lambda: len(self.live),
+                                     connections=lambda: len(self.connections),
+                                     sessions=lambda: len(self.sessions))
         self.add_route("/healthz", self._health)
+        self.add_route("/metrics", self._metrics)
         MatchApi(self)
         # The services: made from this hub, they registered what they serve; the server
         # only starts and closes them. The ladder stays reachable by name for the tools
@@ -272,9 +279,27 @@ class ArenaServer:
         return await http.respond(self._routes, connection, request, self.ws_url)
 
     async def _health(self, path: str) -> tuple[int, Any]:
-        return 200, {"ok": True, "version": self.version,
-                     "connections": len(self.connections), "sessions": len(self.sessions),
-                     "live_matches": len(self.live)}
+        """200 with ``ok: true`` while the store takes writes; 503 with ``ok: false`` and
+        ``store.error`` when it does not (or does not answer within
+        :data:`HEALTH_STORE_TIMEOUT_S`)."""
+        error: str | None = None
+        try:
+            await asyncio.wait_for(asyncio.to_thread(self.store.check_writable),
+                                   HEALTH_STORE_TIMEOUT_S)
+        except StoreError as exc:
+            error = str(exc)
+        except TimeoutError:
+            error = f"no answer within {HEALTH_STORE_TIMEOUT_S:g} s"
+        if error is not None:
+            log.error("store_not_writable", error=error)
+        return (200 if error is None else 503), {
+            "ok": error is None, "version": self.version,
+            "store": {"writable": error is None, "error": error},
+            "connections": len(self.connections), "sessions": len(self.sessions),
+            "live_matches": len(self.live)}
+
+    async def _metrics(self, path: str) -> tuple[int, Any]:
+        return 200, http.RawBody(self.metrics.exposition(), self.metrics.content_type)
 
     # ---- the hub (server.hub.Hub) --------------------------------------------------------------
 
@@ -295,7 +320,8 @@ class ArenaServer:
     async def _serve_connection(self, ws: ServerConnection) -> None:
         assert isinstance(ws, ArenaWebSocket)  # serve(create_connection=ArenaWebSocket)
         conn = Connection(ws, ServerSession(encoding_of(ws.subprotocol), self.limits,
-                                            self._clock()),
+                                            self._clock(),
+                                            errors_sent=self.metrics.errors_sent),
                           secrets.token_hex(6), max_messages=self.send_queue_messages,
                           max_bytes=self.send_queue_bytes, turn=self._turn)
         self.connections.add(conn)
@@ -565,6 +591,7 @@ class ArenaServer:
                              [SeatInfo(s.name, s.kind) for s in seating], spec.options,
                              self._new_seed(), clock=spec.clock, grace_s=self.grace_s)
         live = self._add_live(runner, seating)
+        self.metrics.match_started(spec.game)
         self._guard(live, live.start, ref_for)
         return live
 
@@ -578,6 +605,7 @@ class ArenaServer:
 
     def _match_ended(self, live: LiveMatch) -> None:
         self.live.pop(live.match_id, None)
+        self.metrics.match_finished(live.game, live.status)
         for session in live.seating:
             session.seats.pop(live.match_id, None)
         self.recent[live.match_id] = live
@@ -729,7 +757,9 @@ class ArenaServer:
             conn.protocol.error("not_your_turn", "you hold no seat in this live match", to=msg,
                                 match_id=match_id, request_id=msg["request_id"])
             return
+        started = time.perf_counter()
         if self._guard(live, live.action, session, msg):
+            self.metrics.action_taken(time.perf_counter() - started)
             # An action that answers an open request was asked for by the server, and the
             # server asks one at a time: it must not count against the flood budget, or
             # fast bots would be rate limited in the middle of a match.

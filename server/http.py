@@ -7,9 +7,11 @@ connection):
 * ``/``                   — the web client (``clients/web/index.html``); its files at
   ``/<name>.js``, ``/<name>.css``, ``/<name>.svg`` (one flat folder, no build step)
 
-and routes every other path to the JSON :class:`Routes` that the server and its services
-registered (``/healthz`` by :mod:`server.app`; ``/api/games`` and ``/api/matches`` by
-:mod:`server.api`; ``/api/ladder`` by :mod:`server.ladder`). Anything else is a 404.
+and routes every other path to the :class:`Routes` that the server and its services
+registered (``/healthz`` and ``/metrics`` by :mod:`server.app`; ``/api/games`` and
+``/api/matches`` by :mod:`server.api`; ``/api/ladder`` by :mod:`server.ladder`). A route's
+body is sent as JSON, or as it is when it is a :class:`RawBody` (``/metrics``: Prometheus
+text). Anything else is a 404.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import asyncio
 import json
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
@@ -28,7 +31,16 @@ from websockets.http11 import Request, Response
 from protocol.messages import WS_PATH
 
 Route = Callable[[str], Awaitable[tuple[int, Any]]]
-"""A JSON route: the request's path (query string removed) → ``(status, body)``."""
+"""A route: the request's path (query string removed) → ``(status, body)``; the body is
+sent as JSON unless it is a :class:`RawBody`."""
+
+
+@dataclass(frozen=True)
+class RawBody:
+    """A route's body sent as it is, with its ``Content-Type``."""
+
+    content: bytes
+    content_type: str
 
 WEB_ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
 """The browser client's files. Found by path, not imported: ``server/`` may not import
@@ -73,6 +85,15 @@ def _content_type(response: Response, value: str) -> Response:
     return response
 
 
+def _bytes(connection: ServerConnection, status: int, body: bytes, content_type: str
+           ) -> Response:
+    response = connection.respond(status, "")
+    response.body = body
+    del response.headers["Content-Length"]
+    response.headers["Content-Length"] = str(len(body))
+    return _content_type(response, content_type)
+
+
 def _web_file(connection: ServerConnection, name: str, kind: str, ws_url: str = ""
               ) -> Response | None:
     """A file of the web client, or ``None`` when there is no such file. In ``index.html``
@@ -85,11 +106,7 @@ def _web_file(connection: ServerConnection, name: str, kind: str, ws_url: str = 
         return None
     if name == "index.html":
         body = body.replace(b"__WS_URL__", ws_url.encode())
-    response = connection.respond(200, "")
-    response.body = body
-    del response.headers["Content-Length"]
-    response.headers["Content-Length"] = str(len(body))
-    _content_type(response, _WEB_TYPES[kind])
+    response = _bytes(connection, 200, body, _WEB_TYPES[kind])
     # Served from the working tree: a reload must see an edited file (no build step, no
     # fingerprinted names to bust a cache with).
     response.headers["Cache-Control"] = "no-cache"
@@ -158,4 +175,6 @@ async def respond(routes: Routes, connection: ServerConnection, request: Request
     route = routes.find(path)
     status, body = (await route(path) if route is not None
                     else error_body(HTTPStatus.NOT_FOUND, f"nothing at {path}"))
+    if isinstance(body, RawBody):
+        return _bytes(connection, status, body.content, body.content_type)
     return _json(connection, body, status)

@@ -56,6 +56,10 @@ if TYPE_CHECKING:  # (a type only: the ladder does no websocket I/O of its own)
 log = structlog.get_logger("arena.ladder")
 
 DEFAULT_CLOCK = Clock(60_000, 1_000)
+DEFAULT_PAIR_CAP = 12
+DEFAULT_PAIR_CAP_PER_BOT = 4
+"""The hourly cap of a pair is ``max(12, 4 × bots on that ladder)``
+(:meth:`server.scheduler.Policy.pair_cap`): 12 up to 3 bots, 40 with 10."""
 MAX_LIST = 200
 
 
@@ -68,12 +72,14 @@ class GameLadder:
     clock: Clock = DEFAULT_CLOCK
     options: Mapping[str, Any] = field(default_factory=dict)
     window: int = 3
-    pair_cap_per_hour: int = 12
+    pair_cap_per_hour: int = DEFAULT_PAIR_CAP
     patience_s: float = 15.0
+    pair_cap_per_bot: int = DEFAULT_PAIR_CAP_PER_BOT
 
     @property
     def policy(self) -> Policy:
-        return Policy(self.num_seats, self.window, self.pair_cap_per_hour, self.patience_s)
+        return Policy(self.num_seats, self.window, self.pair_cap_per_hour, self.patience_s,
+                      self.pair_cap_per_bot)
 
     def spec(self) -> MatchSpec:
         return MatchSpec.parse(self.game, dict(self.options), self.clock.to_json(),
@@ -82,20 +88,22 @@ class GameLadder:
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "num_seats": self.num_seats, "clock": self.clock.to_json(),
                 "options": dict(self.options), "window": self.window,
-                "pair_cap_per_hour": self.pair_cap_per_hour, "patience_s": self.patience_s}
+                "pair_cap_per_hour": self.pair_cap_per_hour,
+                "pair_cap_per_bot": self.pair_cap_per_bot, "patience_s": self.patience_s}
 
 
 @dataclass(frozen=True)
 class LadderSettings:
     """``games``: the ladders by game name; ``None`` runs one for every game the server has,
-    with the game's fewest seats, ``clock``, ``window``, ``pair_cap_per_hour`` and
-    ``patience_s`` (see :class:`server.scheduler.Policy`)."""
+    with the game's fewest seats, ``clock``, ``window``, ``pair_cap_per_hour``,
+    ``pair_cap_per_bot`` and ``patience_s`` (see :class:`server.scheduler.Policy`)."""
 
     games: Mapping[str, GameLadder] | None = None
     clock: Clock = DEFAULT_CLOCK
     window: int = 3
-    pair_cap_per_hour: int = 12
+    pair_cap_per_hour: int = DEFAULT_PAIR_CAP
     patience_s: float = 15.0
+    pair_cap_per_bot: int = DEFAULT_PAIR_CAP_PER_BOT
     min_games: int = DEFAULT_MIN_GAMES
     interval_s: float = 1.0
     seed: int | None = None
@@ -235,7 +243,7 @@ class LadderService:
             info = registry.get(name).info
             ladder = GameLadder(name, info.min_seats, self.settings.clock, {},
                                 self.settings.window, self.settings.pair_cap_per_hour,
-                                self.settings.patience_s)
+                                self.settings.patience_s, self.settings.pair_cap_per_bot)
         if ladder is None:
             raise LobbyError("not_found", f"no ladder for {name!r}")
         ladder.spec()  # fail loudly on a bad configuration (clock, options, seats)

@@ -59,6 +59,10 @@ class LiveMatch:
         return self.runner.match_id
 
     @property
+    def game(self) -> str:
+        return self.runner.game.info.name
+
+    @property
     def status(self) -> str:
         """``live``, ``over`` or ``void``."""
         return self.runner.status

@@ -13,8 +13,10 @@ The rules, in order:
    games first and nobody starves.
 2. **Opponents**: among the other candidates of *another account* (an account never plays
    itself, so it cannot farm rating with a sandbagging twin) whose pair with every seat
-   already chosen is under the hourly cap, take the ``window`` nearest in ordinal to the seats
-   chosen so far — busy ones included — and draw one at random among those with a free slot.
+   already chosen is under the hourly cap (:meth:`Policy.pair_cap`: it grows with the
+   number of candidates, so a small ladder of fast bots does not stall), take the
+   ``window`` nearest in ordinal to the seats chosen so far — busy ones included — and draw
+   one at random among those with a free slot.
    If all of them are busy, the seed waits for them (near opponents are the informative
    ones), but not longer than ``patience_s`` since it was last seated or freed: then it takes
    the nearest of those with a free slot. Repeat until the seats are full. A seed for which no
@@ -68,21 +70,31 @@ class Pairing:
 
 @dataclass(frozen=True)
 class Policy:
-    """How one game's ladder pairs. ``pair_cap_per_hour`` bounds the matches any two
-    entities start together within an hour (a three-seat match counts for each of its
-    three pairs); ``patience_s`` is how long a free entity waits for a busy opponent of its
+    """How one game's ladder pairs. Any two entities start at most :meth:`pair_cap`
+    matches together within an hour (a three-seat match counts for each of its three
+    pairs); ``patience_s`` is how long a free entity waits for a busy opponent of its
     rating window."""
 
     num_seats: int = 2
     window: int = 3
     pair_cap_per_hour: int = 12
     patience_s: float = 15.0
+    pair_cap_per_bot: int = 0
+
+    def pair_cap(self, bots: int) -> int:
+        """The hourly cap of a pair when ``bots`` entities are on the ladder:
+        ``max(pair_cap_per_hour, pair_cap_per_bot × bots)``. A cap that stays fixed while
+        bots come lets a ladder of a few fast bots use up every pair's hour in minutes and
+        then sit idle for the rest of it; growing it with the ladder keeps each pair's share
+        of an entity's matches bounded (it meets ``bots - 1`` others) while the ladder
+        stays busy."""
+        return max(self.pair_cap_per_hour, self.pair_cap_per_bot * bots)
 
     def __post_init__(self) -> None:
         if (self.num_seats < 2 or self.window < 1 or self.pair_cap_per_hour < 1
-                or self.patience_s < 0):
-            raise ValueError("num_seats >= 2, window >= 1, pair_cap_per_hour >= 1 and "
-                             "patience_s >= 0")
+                or self.patience_s < 0 or self.pair_cap_per_bot < 0):
+            raise ValueError("num_seats >= 2, window >= 1, pair_cap_per_hour >= 1, "
+                             "patience_s >= 0 and pair_cap_per_bot >= 0")
 
 
 @dataclass
@@ -123,6 +135,7 @@ def plan(candidates: Sequence[Candidate], policy: Policy, log: PairLog, now: flo
          rng: random.Random) -> list[Pairing]:
     """The matches to start now (see the module docstring). Records them in ``log``."""
     everyone = {c.entity: c for c in candidates}
+    cap = policy.pair_cap(len(everyone))
     pairings: list[Pairing] = []
     skipped: set[int] = set()
     while True:
@@ -131,7 +144,7 @@ def plan(candidates: Sequence[Candidate], policy: Policy, log: PairLog, now: flo
         if not seeds:
             return pairings
         seed = seeds[0]
-        group = _opponents(seed, everyone, policy, log, now, rng)
+        group = _opponents(seed, everyone, policy, cap, log, now, rng)
         if group is None:
             skipped.add(seed.entity)
             continue
@@ -146,16 +159,15 @@ def plan(candidates: Sequence[Candidate], policy: Policy, log: PairLog, now: flo
                                          seat_counts=tuple(counts))
 
 
-def _opponents(seed: Candidate, everyone: dict[int, Candidate], policy: Policy, log: PairLog,
-               now: float, rng: random.Random) -> list[Candidate] | None:
+def _opponents(seed: Candidate, everyone: dict[int, Candidate], policy: Policy, cap: int,
+               log: PairLog, now: float, rng: random.Random) -> list[Candidate] | None:
     group = [seed]
     patient = seed.waiting_since is not None and now - seed.waiting_since < policy.patience_s
     while len(group) < policy.num_seats:
         accounts = {c.account for c in group}
         eligible = [c for c in everyone.values()
                     if c.account not in accounts
-                    and all(log.count(c.entity, g.entity, now) < policy.pair_cap_per_hour
-                            for g in group)]
+                    and all(log.count(c.entity, g.entity, now) < cap for g in group)]
         target = sum(c.ordinal for c in group) / len(group)
         eligible.sort(key=lambda c: (abs(c.ordinal - target), c.entity))
         if patient:  # only the nearest will do, free or not (it waits for busy ones)

@@ -12,6 +12,7 @@ import signal
 import sys
 
 from server.app import ArenaServer, tune_gc
+from server.commands.arguments import non_negative_float, port
 from server.logs import LEVELS, configure_logging
 from server.storage import SqliteStore
 
@@ -22,11 +23,11 @@ DEFAULT_DB = "arena.sqlite3"
 
 def add_server_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT,
+    p.add_argument("--port", type=port, default=DEFAULT_PORT,
                    help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
     p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite file (default {DEFAULT_DB})")
     p.add_argument("--log-level", default="info", choices=LEVELS)
-    p.add_argument("--grace", type=float, default=30.0,
+    p.add_argument("--grace", type=non_negative_float, default=30.0,
                    help="seconds a disconnected seat may take to come back (default 30)")
 
 

@@ -299,6 +299,13 @@ class Store(ABC):
         queued in order with this store's."""
 
     @abstractmethod
+    def check_writable(self) -> None:
+        """Make one small real write now, in order with the queued ones, and return once it
+        is committed; raise :class:`StoreError` saying why when it cannot be (a closed
+        store, a file that is gone or read-only, a full disk). The writes queued before it
+        are not reported here: :meth:`flush` reports them. For ``/healthz``."""
+
+    @abstractmethod
     def flush(self) -> None:
         """Block until every queued write is committed; raise :class:`StoreError` if one
         failed since the last flush."""

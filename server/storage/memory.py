@@ -67,6 +67,10 @@ class MemoryStore(Store):
         with self._lock:
             return query()
 
+    def check_writable(self) -> None:
+        with self._lock:
+            self._check_open()
+
     def flush(self) -> None:
         with self._lock:
             error, self._error = self._error, None

@@ -14,6 +14,7 @@ every fraction of a second), so the cost per action stays constant however long 
 from __future__ import annotations
 
 import json
+import os
 import queue
 import sqlite3
 import threading
@@ -41,6 +42,25 @@ class _Flush:
         self.done = threading.Event()
 
 
+class _Probe(_Flush):
+    """A write made on its own, after the batch it came with (see
+    :meth:`SqliteStore.check_writable`); ``error`` says why it failed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.error: Exception | None = None
+
+    def write(self, conn: sqlite3.Connection) -> None:
+        # Rewriting the schema version as it is: a real write to the file's first page,
+        # committed at once (a PRAGMA runs outside the module's implicit transactions),
+        # that changes nothing.
+        try:
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            conn.execute(f"PRAGMA user_version = {version}")
+        except Exception as exc:
+            self.error = exc
+
+
 class SqliteStore(Store):
     """SQLite in WAL mode; one writer thread batching commits, one lock-guarded reader."""
 
@@ -55,6 +75,7 @@ class SqliteStore(Store):
             migrate(setup, self.path)
         finally:
             setup.close()
+        self._file = self._file_id()
         self._reader = self._connect(check_same_thread=False)
         self._read_lock = threading.Lock()
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -100,6 +121,8 @@ class SqliteStore(Store):
                 self._error = exc
                 conn.rollback()
             for f in flushes:
+                if isinstance(f, _Probe):
+                    f.write(conn)
                 f.done.set()
             if stop:
                 break
@@ -172,6 +195,26 @@ class SqliteStore(Store):
 
     def ladder(self) -> SqliteLadderStore:
         return self._ladder
+
+    def _file_id(self) -> tuple[int, int]:
+        status = os.stat(self.path)
+        return status.st_dev, status.st_ino
+
+    def check_writable(self) -> None:
+        """Also refuses when the path no longer leads to the file this store opened (its
+        folder was removed, the file replaced): the writes would go to a file nobody can
+        open again."""
+        try:
+            moved = self._file_id() != self._file
+        except OSError as exc:
+            raise StoreError(f"{self.path}: {exc.strerror}") from exc
+        if moved:
+            raise StoreError(f"{self.path} is no longer the file this store opened")
+        probe = _Probe()
+        self._put(probe)
+        probe.done.wait()
+        if probe.error is not None:
+            raise StoreError(f"{self.path} cannot be written: {probe.error}") from probe.error
 
     def flush(self) -> None:
         marker = _Flush()

@@ -98,6 +98,25 @@ def test_the_hourly_pair_cap_holds_and_lifts_after_an_hour() -> None:
     assert len(plan(cands, policy, log, HOUR_S + 1.0, rng)) == 3
 
 
+@pytest.mark.parametrize(("bots", "cap"), [(2, 3), (3, 3), (4, 4), (6, 6)])
+def test_the_pair_cap_grows_with_the_bots_on_the_ladder(bots: int, cap: int) -> None:
+    # max(3, 1 × bots): each pair of a bigger ladder may meet more often in an hour.
+    policy = Policy(2, window=bots, pair_cap_per_hour=3, pair_cap_per_bot=1)
+    assert policy.pair_cap(bots) == cap
+    log = PairLog()
+    cands = pool(bots, free=1000)
+    pairings = plan(cands, policy, log, 0.0, random.Random(3))
+    pairs = Counter(frozenset(p.seats) for p in pairings)
+    # every pair played exactly its cap: the cap, not the slots, ended the round
+    assert len(pairs) == bots * (bots - 1) // 2 and set(pairs.values()) == {cap}
+    assert plan(cands, policy, log, 60.0, random.Random(3)) == []
+    # a bot that joins raises every pair's cap: the stalled pairs play again
+    more = pool(bots + 1, free=1000)
+    again = plan(more, policy, log, 120.0, random.Random(3))
+    assert any(set(p.seats) <= {c.entity for c in cands} for p in again) == (
+        policy.pair_cap(bots + 1) > cap)
+
+
 def test_the_pair_cap_counts_every_pair_of_a_three_seat_match() -> None:
     cands = pool(4, free=10)
     log = PairLog()

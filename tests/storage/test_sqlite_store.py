@@ -6,11 +6,14 @@ Moved from ``tests/server_tests/test_storage.py`` (its tests of the contract its
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import threading
 from pathlib import Path
 
-from server.storage import SqliteStore, token_hash
+import pytest
+
+from server.storage import SqliteStore, StoreError, token_hash
 from tests.storage.contract import append_interleaved, row
 
 
@@ -70,5 +73,30 @@ def test_writes_happen_off_the_calling_thread(tmp_path: Path) -> None:
         store.flush()
         assert store.get_match("m2") is not None
         assert writers == ["arena-store-writer"]
+    finally:
+        store.close()
+
+
+def test_a_file_whose_folder_was_removed_is_not_writable(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    store = SqliteStore(folder / "arena.sqlite3")
+    try:
+        store.check_writable()
+        shutil.rmtree(folder)  # the open file lives on, unlinked: writes would be lost
+        with pytest.raises(StoreError, match="No such file"):
+            store.check_writable()
+    finally:
+        store.close()
+
+
+def test_a_file_replaced_under_the_store_is_not_writable(tmp_path: Path) -> None:
+    path = tmp_path / "arena.sqlite3"
+    store = SqliteStore(path)
+    try:
+        path.rename(tmp_path / "moved.sqlite3")
+        SqliteStore(path).close()  # a new file at the old path
+        with pytest.raises(StoreError, match="no longer the file"):
+            store.check_writable()
     finally:
         store.close()

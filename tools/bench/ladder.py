@@ -29,6 +29,7 @@ from pathlib import Path
 
 from engine import registry
 from server.clocks import Clock
+from server.commands.arguments import positive_float, positive_int
 from server.ladder import GameLadder, LadderSettings
 from server.ladder_book import LadderBook
 from server.ratings import Rating, rate
@@ -48,11 +49,11 @@ HELP = "ladder: rating update cost, pairing rounds, matches per minute with quic
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--bots", type=int, default=20, help="quick bots (default 20)")
+    p.add_argument("--bots", type=positive_int, default=20, help="quick bots (default 20)")
     p.add_argument("--game", default="battleline", help="their ladder (default battleline)")
-    p.add_argument("--max-matches", type=int, default=1,
+    p.add_argument("--max-matches", type=positive_int, default=1,
                    help="ladder matches each quick bot plays at once (default 1)")
-    p.add_argument("--server-seconds", type=float, default=20.0,
+    p.add_argument("--server-seconds", type=positive_float, default=20.0,
                    help="seconds per counting window on the server (default 20)")
     p.add_argument("--no-server", action="store_true",
                    help="micro-benchmarks only (no server, no bots)")

@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from server.commands.arguments import non_negative_float, positive_float, positive_int
+
 Operation = Callable[[], int]
 """One batch of work; returns how many units (games, proofs, …) it completed."""
 
@@ -61,11 +63,11 @@ class Result:
 
 def add_common(p: argparse.ArgumentParser, *, repeat: int = 5, seconds: float = 2.0) -> None:
     """The options every benchmark shares."""
-    p.add_argument("--repeat", type=int, default=repeat,
+    p.add_argument("--repeat", type=positive_int, default=repeat,
                    help=f"timed runs per measurement; the median is reported (default {repeat})")
-    p.add_argument("--seconds", type=float, default=seconds,
+    p.add_argument("--seconds", type=positive_float, default=seconds,
                    help=f"wall-clock seconds per run (default {seconds})")
-    p.add_argument("--warmup", type=float, default=0.2,
+    p.add_argument("--warmup", type=non_negative_float, default=0.2,
                    help="untimed seconds before the runs (default 0.2)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
 

@@ -56,6 +56,7 @@ from typing import Any
 
 from engine import registry
 from server.app import ArenaServer, tune_gc
+from server.commands.arguments import positive_int
 from server.logs import configure_logging
 from server.storage import SqliteStore
 from tools.bench import game_path
@@ -74,7 +75,7 @@ HELP = "actions/s and action round trips through a live server with many concurr
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", default="battleline", help="game to play (default battleline)")
-    p.add_argument("--matches", type=int, action="append", default=None,
+    p.add_argument("--matches", type=positive_int, action="append", default=None,
                    help="concurrent matches (repeatable; default 1, 10, 100 and 500)")
     p.add_argument("--encoding", choices=("json", "msgpack"), action="append", default=None,
                    help="wire encoding (repeatable; default json)")

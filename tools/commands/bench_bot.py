@@ -27,6 +27,7 @@ from typing import Any
 
 from bots import registry as bots
 from engine import registry
+from server.commands.arguments import non_negative_int, positive_int
 from tools.bench.tournament import (
     Progress,
     derive_seed,
@@ -44,10 +45,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", default=None,
                    help="game name (e.g. chexers); default: the game of a bot that plays one "
                         "(deep-barca: battleline)")
-    p.add_argument("-n", "--games", type=int, default=10, help="games per agent (default 10)")
+    p.add_argument("-n", "--games", type=positive_int, default=10,
+                   help="games per agent (default 10)")
     p.add_argument("--opponents", choices=("self", "random"), default="self",
                    help="who fills the other seats (default: the agent itself)")
-    p.add_argument("--opening-plies", type=int, default=6,
+    p.add_argument("--opening-plies", type=non_negative_int, default=6,
                    help="random actions before the bots take over (default 6)")
     p.add_argument("--seed", type=int, default=1, help="base seed (default 1)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")

@@ -56,6 +56,7 @@ from typing import Any
 
 from bots import registry as bots
 from engine import registry
+from server.commands.arguments import non_negative_int, positive_int
 from tools.bench import strength as duplicate
 from tools.bench.tournament import (
     Progress,
@@ -88,10 +89,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"{DEFAULTS['chexers']['agents']})")
     p.add_argument("--lineups", default=None,
                    help="comma-separated line-ups of '+'-joined agents (instead of --agents)")
-    p.add_argument("-n", "--games", type=int, default=None,
+    p.add_argument("-n", "--games", type=positive_int, default=None,
                    help="games per line-up, at least (default 300; Boundary: 100 a pairing)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
-    p.add_argument("--opening-plies", type=int, default=None,
+    p.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default 1)")
+    p.add_argument("--opening-plies", type=non_negative_int, default=None,
                    help="random actions before the bots take over (chexers default 6)")
     p.add_argument("--seed", type=int, default=1, help="base seed (default 1)")
     p.add_argument("--openings-of", default=None, metavar="LINEUP",

@@ -28,13 +28,13 @@ import json
 import os
 import stat
 import sys
-from typing import Any
 
 from websockets.exceptions import InvalidHandshake
 
 from bots import registry as bots
 from clients.connection import DEFAULT_RECONNECT, NO_RECONNECT, ArenaError
 from clients.runner import BotRunner
+from server.commands.arguments import json_object, non_negative_int, positive_int
 from server.logs import configure_logging
 from tools.commands.bot_options import parse_options
 
@@ -53,8 +53,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", default=None, help="one game to play")
     p.add_argument("--games", default=None, help="comma-separated games to play")
     p.add_argument("--encoding", choices=("json", "msgpack"), default="json")
-    p.add_argument("--max-matches", type=int, default=1, help="matches at once (default 1)")
-    p.add_argument("--matches", type=int, default=None,
+    p.add_argument("--max-matches", type=positive_int, default=1,
+                   help="matches at once (default 1)")
+    p.add_argument("--matches", type=positive_int, default=None,
                    help="stop after this many finished matches (default: run forever)")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--autoplay", dest="mode", action="store_const", const="autoplay",
@@ -63,6 +64,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      help="seek matches instead")
     how.add_argument("--ladder", metavar="GAME[,GAME]", default=None,
                      help="join these games' ladders (rated matches; needs --token)")
+    p.add_argument("--ladder-matches", type=non_negative_int, default=0, metavar="N",
+                   help="autoplay: also join the ladders of the games played, N ladder "
+                        "matches at once (default 0: no)")
     p.add_argument("--version", default="1",
                    help="the bot's version on the ladder and in list_bots (default 1)")
     p.add_argument("--seed-from", default=None, metavar="VERSION",
@@ -70,10 +74,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bot-name", default=None,
                    help="the bot's name on the leaderboard and in list_bots (default: NAME)")
     p.set_defaults(mode="autoplay")
-    p.add_argument("--seats", type=int, default=None, help="seats per sought match")
-    p.add_argument("--clock", default=None,
+    p.add_argument("--seats", type=positive_int, default=None, help="seats per sought match")
+    p.add_argument("--clock", type=json_object, default=None,
                    help='seek clock as JSON, e.g. \'{"initial_ms":60000,"increment_ms":1000}\'')
-    p.add_argument("--options", default=None, help="seek options as a JSON object")
+    p.add_argument("--options", type=json_object, default=None,
+                   help="seek options as a JSON object")
     p.add_argument("--seed", type=int, default=None, help="the bot's seed")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a constructor option of the bot, value read as JSON when it parses "
@@ -92,15 +97,6 @@ def games_of(args: argparse.Namespace) -> list[str]:
     if args.game:
         games.insert(0, args.game)
     return games
-
-
-def _json_arg(text: str | None, what: str) -> Any:
-    if text is None:
-        return None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SystemExit(f"arena bot: --{what} is not JSON: {exc}") from None
 
 
 def token_of(args: argparse.Namespace) -> str | None:
@@ -154,11 +150,11 @@ def run(args: argparse.Namespace) -> int:
         bot, args.server, games=games, token=token,
         name=args.display_name or (None if token else args.name),
         encoding=args.encoding, mode=args.mode, max_matches=args.max_matches,
-        matches=args.matches, options=_json_arg(args.options, "options"),
-        clock=_json_arg(args.clock, "clock"), seats=args.seats, seed=args.seed,
+        matches=args.matches, options=args.options,
+        clock=args.clock, seats=args.seats, seed=args.seed,
         reconnect=NO_RECONNECT if args.no_reconnect else DEFAULT_RECONNECT,
         ladder_bot=args.bot_name or args.name, ladder_version=args.version,
-        seed_from_version=args.seed_from)
+        seed_from_version=args.seed_from, ladder_matches=args.ladder_matches)
     try:
         stats = asyncio.run(runner.run())
     except ArenaError as exc:

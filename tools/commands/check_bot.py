@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 from engine import registry
+from server.commands.arguments import non_negative_int, positive_float, positive_int
 from server.logs import configure_logging
 from tools.checkbot import CheckSettings, check_bot
 
@@ -32,18 +33,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     defaults = CheckSettings()
     p.add_argument("--game", default=defaults.game, help=f"game to check (default "
                                                          f"{defaults.game})")
-    p.add_argument("--answer-timeout", type=float, default=defaults.answer_timeout,
+    p.add_argument("--answer-timeout", type=positive_float, default=defaults.answer_timeout,
                    help="seconds the bot may take per request in untimed checks "
                         f"(default {defaults.answer_timeout:g})")
-    p.add_argument("--connect-timeout", type=float, default=defaults.connect_timeout,
+    p.add_argument("--connect-timeout", type=positive_float, default=defaults.connect_timeout,
                    help=f"seconds to connect and offer autoplay (default "
                         f"{defaults.connect_timeout:g})")
-    p.add_argument("--reconnect-timeout", type=float, default=defaults.reconnect_timeout,
+    p.add_argument("--reconnect-timeout", type=positive_float, default=defaults.reconnect_timeout,
                    help=f"seconds to come back after a dropped connection (default "
                         f"{defaults.reconnect_timeout:g})")
-    p.add_argument("--low-clock-ms", type=int, default=defaults.low_clock_ms,
+    p.add_argument("--low-clock-ms", type=positive_int, default=defaults.low_clock_ms,
                    help=f"time bank in the low-clock match (default {defaults.low_clock_ms})")
-    p.add_argument("--low-clock-increment-ms", type=int,
+    p.add_argument("--low-clock-increment-ms", type=non_negative_int,
                    default=defaults.low_clock_increment_ms,
                    help="increment in the low-clock match (default "
                         f"{defaults.low_clock_increment_ms})")

@@ -31,7 +31,13 @@ from typing import Any
 import structlog
 
 from server.app import ArenaServer, tune_gc
-from server.clocks import Clock
+from server.commands.arguments import (
+    clock,
+    names,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
 from server.commands.serve import DEFAULT_DB, add_server_arguments, wait_for_stop_signal
 from server.games import available_names
 from server.ladder import DEFAULT_CLOCK, LadderSettings
@@ -76,21 +82,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                             "the Chexers agents, the Barca agent, Boundary's strategies and "
                             "adaptive agent)")
     run_p.add_argument("--games", default="battleline,chexers,barca,boundary",
+                       type=names(available_names, "game"),
                        help="ladders the house bots join (default "
                             "battleline,chexers,barca,boundary)")
-    run_p.add_argument("--bot-matches", type=int, default=2,
+    run_p.add_argument("--bot-matches", type=positive_int, default=2,
                        help="ladder matches each house bot plays at once (default 2)")
-    run_p.add_argument("--clock", default=None,
+    run_p.add_argument("--clock", type=clock, default=DEFAULT_CLOCK,
                        help="ladder clock as JSON (default "
                             f"{json.dumps(DEFAULT_CLOCK.to_json())})")
-    run_p.add_argument("--duration", type=float, default=None,
+    run_p.add_argument("--duration", type=positive_float, default=None,
                        help="stop after this many seconds (default: until Ctrl-C)")
-    run_p.add_argument("--pair-cap", type=int, default=12,
+    run_p.add_argument("--pair-cap", type=positive_int, default=12,
                        help="matches any two bots may start together per hour (default 12)")
     show_p = sub.add_parser("show", help="print a game's leaderboard")
     show_p.add_argument("game")
     show_p.add_argument("--db", default=DEFAULT_DB)
-    show_p.add_argument("--min-games", type=int, default=DEFAULT_MIN_GAMES)
+    show_p.add_argument("--min-games", type=non_negative_int, default=DEFAULT_MIN_GAMES)
     show_p.add_argument("--json", action="store_true")
     rerate_p = sub.add_parser("rerate", help="recompute every rating from the raw results")
     rerate_p.add_argument("--db", default=DEFAULT_DB)
@@ -208,9 +215,7 @@ async def supervise(game: str, bot: HouseBot, ws_url: str, matches: int,
 async def run_ladder(args: argparse.Namespace) -> int:
     known = available_names()
     games = [g for g in args.games.split(",") if g in known]
-    clock = Clock.from_json(json.loads(args.clock)) if args.clock else DEFAULT_CLOCK
-    assert clock is not None
-    settings = LadderSettings(clock=clock, pair_cap_per_hour=args.pair_cap)
+    settings = LadderSettings(clock=args.clock, pair_cap_per_hour=args.pair_cap)
     store = SqliteStore(args.db)
     server = ArenaServer(store, grace_s=args.grace, ladder=settings)
     house = ladder_bots(games) if args.house_bots else []

@@ -1,7 +1,7 @@
 """``arena run``: the main job — the server on SQLite plus house bots, until Ctrl-C.
 
     arena run [--host 127.0.0.1] [--port 8765] [--db arena.sqlite3] [--log-level info]
-              [--house-bots random,random,maxn,…] [--bot-matches 8]
+              [--house-bots random,random,maxn,…] [--bot-matches 8] [--ladder-matches 2]
 
 What it does: opens the store, starts the websocket server, makes sure every house bot has a
 ``bot`` account (giving it a fresh token each start: tokens are stored hashed, so an old one
@@ -9,8 +9,10 @@ cannot be read back), starts each house bot as a separate client process
 (``arena bot NAME --autoplay --games ...``, its token in the environment variable
 ``ARENA_TOKEN``: a command line is readable by every local user, a process's environment only
 by its owner) that connects over the socket like any third-party bot, prints the address,
-and runs until SIGINT/SIGTERM. Then it stops the bots (SIGTERM, then SIGKILL after a few
-seconds), closes the server and flushes the store.
+and runs until SIGINT/SIGTERM. Each house bot process also joins the ladders of its games
+(``--ladder-matches`` ladder matches at once, of its ``--bot-matches`` slots), so the ladder
+has rated matches from the first minute. Then it stops the bots (SIGTERM, then SIGKILL after
+a few seconds), closes the server and flushes the store.
 A house bot process that exits unexpectedly is restarted (with a growing delay). A bot whose
 class declares ``games`` (the Chexers search bots: ``games = ("chexers",)``) is offered only
 for those. A name that means a different bot per game (``greedy``: each game's greedy
@@ -36,6 +38,7 @@ import structlog
 
 from bots import registry as bot_registry
 from server.app import ArenaServer, tune_gc
+from server.commands.arguments import names, non_negative_int, positive_int
 from server.commands.serve import add_server_arguments, wait_for_stop_signal
 from server.games import available_names
 from server.logs import configure_logging
@@ -62,11 +65,17 @@ HOUSE_BOT_OPTIONS: dict[str, dict[str, Any]] = {"barca": {"time_budget_s": 2.0}}
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_server_arguments(p)
     p.add_argument("--house-bots", default=DEFAULT_HOUSE_BOTS,
+                   type=names(bot_registry.names, "bot"),
                    help="house bots to start, comma-separated bot names; each becomes an "
                         f"account house-<name>-<n> (default: {DEFAULT_HOUSE_BOTS})")
-    p.add_argument("--bot-matches", type=int, default=8,
+    p.add_argument("--bot-matches", type=positive_int, default=8,
                    help="matches each house bot plays at once (default 8)")
+    p.add_argument("--ladder-matches", type=non_negative_int, default=2,
+                   help="ladder matches each house bot process plays at once besides its "
+                        "autoplay (rated from the first minute; 0 keeps the house bots off "
+                        "the ladders; default 2)")
     p.add_argument("--bot-games", default=",".join(HOUSE_GAMES),
+                   type=names(available_names, "game"),
                    help=f"games the house bots play (default {','.join(HOUSE_GAMES)})")
 
 
@@ -124,13 +133,15 @@ def house_processes(bots: list[HouseBot], games: list[str]) -> list[HouseBot]:
             for bot in bots for group in game_groups(bot.bot, games)]
 
 
-async def start_bot(bot: HouseBot, ws_url: str, matches: int, log_level: str) -> None:
+async def start_bot(bot: HouseBot, ws_url: str, matches: int, log_level: str,
+                    ladder_matches: int = 0) -> None:
     """Start ``bot``'s process; its token goes in its environment (``ARENA_TOKEN``), never
     on its command line."""
     options = HOUSE_BOT_OPTIONS.get(bot.bot)
     bot.process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tools.cli", "bot", bot.bot, "--autoplay",
         "--games", ",".join(bot.games), "--max-matches", str(matches),
+        "--ladder-matches", str(ladder_matches),
         "--server", ws_url, "--log-level", "warning" if log_level == "info" else log_level,
         *option_args(options),
         env={**os.environ, TOKEN_ENV: bot.token},
@@ -156,9 +167,10 @@ async def keep_running(bot: HouseBot, start: Callable[[], Awaitable[None]], even
         await asyncio.sleep(delay)
 
 
-async def supervise(bot: HouseBot, ws_url: str, matches: int, log_level: str) -> None:
+async def supervise(bot: HouseBot, ws_url: str, matches: int, log_level: str,
+                    ladder_matches: int = 0) -> None:
     """Keep one house bot process running: restart it if it exits."""
-    await keep_running(bot, lambda: start_bot(bot, ws_url, matches, log_level),
+    await keep_running(bot, lambda: start_bot(bot, ws_url, matches, log_level, ladder_matches),
                        "house_bot_exited")
 
 
@@ -190,7 +202,8 @@ async def run_main_job(args: argparse.Namespace) -> int:
         processes = house_processes(bots, games)
         for process in processes:
             supervisors.append(asyncio.create_task(
-                supervise(process, server.ws_url, args.bot_matches, args.log_level)))
+                supervise(process, server.ws_url, args.bot_matches, args.log_level,
+                          args.ladder_matches)))
         tune_gc()
         print(f"Tabletop Arena serving on {server.http_url} — {server.ws_url}", flush=True)
         print(f"house bots: {', '.join(b.account for b in bots) or 'none'} "

@@ -37,6 +37,7 @@ from typing import Any
 
 from bots.barca.evaluation import FEATURES
 from bots.barca.weights_file import WeightsError, load_weights, save_weights
+from server.commands.arguments import non_negative_int, positive_int
 from tools.bench.tournament import Progress
 from tools.tune.boundary_table import Settings as BoundarySettings
 from tools.tune.boundary_table import labels as boundary_labels
@@ -60,19 +61,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _boundary_arguments(p: argparse.ArgumentParser) -> None:
     defaults = BoundarySettings()
-    p.add_argument("-n", "--games", type=int, default=defaults.games,
+    p.add_argument("-n", "--games", type=positive_int, default=defaults.games,
                    help=f"games per pairing, both seatings of each start (default "
                         f"{defaults.games})")
     p.add_argument("--seed", type=int, default=defaults.seed,
                    help=f"the run's seed: the starts every pairing plays (default "
                         f"{defaults.seed})")
-    p.add_argument("--lookahead", type=int, default=defaults.lookahead,
+    p.add_argument("--lookahead", type=non_negative_int, default=defaults.lookahead,
                    help="turns the agent simulates with the table (written to the file; "
                         f"default {defaults.lookahead})")
     p.add_argument("--margin", type=int, default=defaults.margin,
                    help="points another plan must gain over the table's in the lookahead "
                         f"(written to the file; default {defaults.margin})")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default 1)")
     p.add_argument("--log", default=None,
                    help="the JSON-lines log, resumed if it exists "
                         "(default tune-boundary-seed<SEED>.jsonl)")
@@ -82,18 +83,18 @@ def _boundary_arguments(p: argparse.ArgumentParser) -> None:
 
 def _barca_arguments(p: argparse.ArgumentParser) -> None:
     defaults = Settings()
-    p.add_argument("--iterations", "-K", type=int, default=defaults.iterations,
+    p.add_argument("--iterations", "-K", type=positive_int, default=defaults.iterations,
                    help=f"SPSA iterations K (default {defaults.iterations})")
     p.add_argument("--seed", type=int, default=defaults.seed,
                    help=f"the run's seed: perturbations and openings (default {defaults.seed})")
-    p.add_argument("--depth", type=int, default=defaults.depth,
+    p.add_argument("--depth", type=positive_int, default=defaults.depth,
                    help=f"search depth of the agents in tuning games (default {defaults.depth})")
-    p.add_argument("--openings", type=int, default=defaults.openings,
+    p.add_argument("--openings", type=positive_int, default=defaults.openings,
                    help=f"openings per iteration, 2 games each (default {defaults.openings})")
-    p.add_argument("--check-openings", type=int, default=defaults.check_openings,
+    p.add_argument("--check-openings", type=positive_int, default=defaults.check_openings,
                    help="openings of the θ vs best check (default "
                         f"{defaults.check_openings})")
-    p.add_argument("--check-every", type=int, default=defaults.check_every,
+    p.add_argument("--check-every", type=positive_int, default=defaults.check_every,
                    help=f"iterations between checks (default {defaults.check_every})")
     p.add_argument("--c", type=float, default=defaults.c, dest="c",
                    help=f"perturbation size c (default {defaults.c:g})")
@@ -104,7 +105,7 @@ def _barca_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--start", default="start",
                    help="starting weights: a shipped name or a weights file (default start, "
                         "the rule book's)")
-    p.add_argument("--jobs", type=int, default=1,
+    p.add_argument("--jobs", type=positive_int, default=1,
                    help="worker processes playing games (default 1; the log is the same)")
     p.add_argument("--log", default=None,
                    help="the JSON-lines log, resumed if it exists "

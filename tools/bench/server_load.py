@@ -111,7 +111,7 @@ async def open_arena(url: str, encoding: str, name: str = "load", resume: str | 
     if welcome["type"] != "welcome":
         await ws.close()
         raise RuntimeError(f"hello refused: {welcome}")
-    return ws, str(welcome["session"])
+    return ws, str(welcome.get("session", ""))  # (the shaped relay's welcome has none)
 
 
 async def client(url: str, game: str, load: Load, seed: int, ready: asyncio.Event,

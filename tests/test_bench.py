@@ -18,7 +18,7 @@ from engine import registry
 from protocol import decode, encode
 from protocol.messages import SUBPROTOCOL_OF_ENCODING, Encoding
 from tools import cli
-from tools.bench import baselines, game_path
+from tools.bench import baselines, game_path, server_scale
 from tools.bench import engine as engine_bench
 from tools.bench import server as server_bench
 from tools.bench.measure import Result, Workload, measure, print_table, run_for
@@ -275,3 +275,45 @@ def test_goal_lines_say_which_goal_each_level_meets() -> None:
     ]
     (last,) = server_bench.goal_lines([level(500, 1.0, 1.0, 0.25)])[-1:]
     assert "actions/s NOT met (0.25x;" in last
+
+
+def test_server_bench_scale_quick_runs_idle_paced_and_disconnects(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A tiny real run of the scale runs of `arena bench server` (issue #22), each server in
+    its own process: idle connections to the arena and to a bare websockets server, paced
+    matches, and matches with a seat cut mid-match. Structure and counts only, never speed or
+    memory."""
+    assert cli.main(["bench", "server", "--quick", "--idle", "50", "--paced", "4",
+                     "--disconnects", "5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["results"]
+    idle = out["idle"]
+    assert idle["connections"] == 50
+    (run,) = idle["runs"]
+    assert run["arena"]["connections"] == run["bare"]["connections"] == 50
+    assert idle["ratio"] == pytest.approx(
+        run["arena"]["bytes_per_connection"] / run["bare"]["bytes_per_connection"])
+    (paced,) = out["paced"]
+    assert paced["matches"] == 4 and paced["samples"] > 0 and paced["errors"] == 0
+    assert paced["p50_ms"] <= paced["p99_ms"] <= paced["max_ms"]
+    cut = out["disconnects"]
+    assert cut["matches"] == 5 and cut["stuck"] == 0 and cut["void"] == 0
+    assert cut["cut"] == cut["cut_came_back"] + cut["cut_never_back"]
+    assert cut["finished_after_resume"] + cut["forfeits"] == cut["cut"]
+    assert cut["ended_before_cut"] == 5 - cut["cut"]
+
+
+def test_server_scale_goal_lines_say_met_or_not() -> None:
+    lines = server_scale.goal_lines({
+        "idle": {"connections": 100, "arena_kib_per_connection": 30.0,
+                 "bare_kib_per_connection": 16.0, "ratio": 1.875},
+        "paced": [{"matches": 5000, "rate": 1.0, "actions_per_s": 5000.0, "p50_ms": 1.0,
+                   "p99_ms": 4.0}],
+        "slow_reader": {"readers": 2, "dropped": 2, "alone_mib": {"start": 1, "peak": 2,
+                                                                  "end": 2},
+                        "slow_mib": {"start": 50.0, "peak": 60.0, "end": 51.0}},
+        "disconnects": {"matches": 4, "cut": 4, "cut_came_back": 2, "cut_never_back": 2,
+                        "finished_after_resume": 2, "forfeits": 1, "stuck": 1, "void": 0}})
+    assert "NOT met (1.88x" in lines[1]
+    assert "p99 4.00 ms met" in lines[2]
+    assert "2/2 dropped" in lines[3] and ": met" in lines[3]
+    assert "1 stuck" in lines[4] and "NOT met" in lines[4]

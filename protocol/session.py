@@ -231,7 +231,7 @@ class ServerSession:
                 else "a hello is already being checked; wait for welcome")
         if hello["protocol"] not in SUPPORTED_VERSIONS:
             raise ProtocolError(ErrorCode.UNSUPPORTED_VERSION,
-                                f"protocol version {hello['protocol']} is not supported",
+                                "this protocol version is not supported",
                                 supported=list(SUPPORTED_VERSIONS))
         self.state = ServerState.AUTHENTICATING
         self._events.append(hello)

@@ -82,7 +82,7 @@ def test_wrong_version_is_refused_and_the_client_may_retry() -> None:
     events, sent = feed(session, {**HELLO, "protocol": 2})
     assert events == []
     assert sent == [{"type": "error", "code": "unsupported_version", "ref": "h1",
-                     "message": "protocol version 2 is not supported",
+                     "message": "this protocol version is not supported",
                      "details": {"supported": [1]}}]
     assert session.state is ServerState.AWAITING_HELLO
     events, _ = feed(session, HELLO)
@@ -130,8 +130,7 @@ def test_unknown_type_after_hello() -> None:
     events, sent = feed(session, {"type": "teleport", "id": 9, "to": "moon"})
     assert events == []
     assert sent == [{"type": "error", "code": "unknown_type", "ref": 9,
-                     "message": "unknown message type 'teleport'",
-                     "details": {"type": "teleport"}}]
+                     "message": "unknown message type"}]
 
 
 def test_text_and_binary_frames_are_both_understood() -> None:

@@ -18,6 +18,7 @@ BENCHMARKS: dict[str, str] = {
     "engine": "tools.bench.engine",
     "server": "tools.bench.server",
     "ladder": "tools.bench.ladder",
+    "fuzz": "tools.bench.fuzz",
     "strength": "tools.commands.bench_strength",
     "bot": "tools.commands.bench_bot",
 }

@@ -164,7 +164,8 @@ async def test_arena_run_serves_with_house_bot_processes_and_stops_cleanly(
         assert {a.name for a in store.list_accounts()} >= {"house-random-1", "house-random-2",
                                                           "house-maxn-1", "house-mp-mix-1",
                                                           "house-barca-1", "house-greedy-1"}
-        assert {m.game for m in store.list_matches(status="over")} == {"battleline", "chexers",
+        # (and the house bots' own ladder matches, of any game)
+        assert {m.game for m in store.list_matches(status="over")} >= {"battleline", "chexers",
                                                                        "barca"}
     finally:
         store.close()

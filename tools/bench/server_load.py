@@ -11,6 +11,9 @@ from sending it to receiving the ``events`` it caused. Prints one JSON object on
 Plain websockets, orjson and the protocol codec only: it measures the server, not a client
 library, and spends as little CPU as it can (it shares the machine with the server).
 
+``--pace`` makes each seat wait 1/PACE s before it answers (``arena bench flood``: live
+matches at a steady, modest rate; the wait is not in the round trip).
+
 ``--mode echo`` and ``--mode relay`` drive the yardsticks of :mod:`tools.bench.baselines`
 instead, with the same process, clients and counting: ``--matches`` echo clients each
 sending a move-sized frame and waiting for it to come back (the round trip), or
@@ -65,6 +68,7 @@ class Load:
         self.started: set[str] = set()      # matches in which a request was received
         self.all_started = asyncio.Event()
         self.total = 0
+        self.pace = 0.0
 
 
 async def client(url: str, game: str, load: Load, seed: int, ready: asyncio.Event,
@@ -102,6 +106,8 @@ async def client(url: str, game: str, load: Load, seed: int, ready: asyncio.Even
                     load.started.add(message["match_id"])
                     if len(load.started) >= load.total:
                         load.all_started.set()
+                if load.pace:  # a steady, modest rate: think before answering
+                    await asyncio.sleep(1.0 / load.pace)
                 await send({"type": "action", "match_id": message["match_id"],
                             "request_id": message["request_id"],
                             "action": random_answer(message, rng)})
@@ -184,6 +190,7 @@ async def relay_client(url: str, load: Load, seed: int, ready: asyncio.Event,
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     load = Load(args.encoding)
+    load.pace = args.pace
     total = args.matches * (args.seats if args.mode == "arena" else
                             2 if args.mode == "relay" else 1)
     ready = asyncio.Event()
@@ -249,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--warmup", type=float, default=0.5)
     p.add_argument("--mode", choices=("arena", "echo", "relay"), default="arena")
+    p.add_argument("--pace", type=float, default=0.0,
+                   help="arena: each seat answers a request after 1/PACE s, so each match "
+                        "makes about PACE actions a second (default 0: at once)")
     args = p.parse_args(argv)
     print(json.dumps(asyncio.run(main_async(args))), flush=True)
     return 0

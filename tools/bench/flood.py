@@ -3,9 +3,9 @@
 Starts an :class:`~server.app.ArenaServer` on 127.0.0.1 (port 0, a temporary SQLite file)
 with its default limits, in this process. Each run, a load generator process
 (:mod:`tools.bench.server_load` with ``--pace``) plays ``--matches`` live matches of
-``--game`` between guests from 127.0.0.1, each seat answering a request ``1/--pace`` s after
-it arrives (a steady, modest rate), and measures the round trip of every action (from
-sending it to receiving its ``events``).
+``--game`` between guests, each from its own loopback address (127.1.x.y), each seat
+answering a request ``1/--pace`` s after it arrives (a steady, modest rate), and measures
+the round trip of every action (from sending it to receiving its ``events``).
 
 Runs alternate: **quiet** (the matches alone) and **flooded**, where a second process
 (:mod:`tools.bench.flood_load`) runs ``--flooders`` guest connections, each from its own
@@ -64,7 +64,7 @@ async def flooded_run(args: argparse.Namespace, url: str, seats: int
     try:
         await flood.stdout.readline()  # "flooding"
         run = await one_run(url, args.game, seats, args.matches, "json", args.seconds,
-                            args.warmup, pace=args.pace)
+                            args.warmup, pace=args.pace, spread=True)
     finally:
         flood.stdin.close()
         out, _ = await asyncio.wait_for(flood.communicate(), 60)
@@ -86,7 +86,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             for n in range(args.repeat):
                 quiet.append(await one_run(server.ws_url, args.game, seats, args.matches,
                                            "json", args.seconds, args.warmup,
-                                           pace=args.pace))
+                                           pace=args.pace, spread=True))
                 run, flood = await flooded_run(args, server.ws_url, seats)
                 flooded.append(run)
                 floods.append(flood)

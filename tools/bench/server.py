@@ -98,13 +98,14 @@ RUN_TIMEOUT_S = 180.0
 
 
 async def one_run(url: str, game: str, seats: int, matches: int, encoding: str,
-                  seconds: float, warmup: float, mode: str = "arena", pace: float = 0.0
-                  ) -> dict[str, Any]:
+                  seconds: float, warmup: float, mode: str = "arena", pace: float = 0.0,
+                  spread: bool = False) -> dict[str, Any]:
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tools.bench.server_load", url, "--game", game,
         "--seats", str(seats), "--matches", str(matches), "--encoding", encoding,
         "--seconds", str(seconds), "--warmup", str(max(warmup, 0.3)), "--mode", mode,
-        "--pace", str(pace), stdout=asyncio.subprocess.PIPE)
+        "--pace", str(pace), *(["--spread"] if spread else []),
+        stdout=asyncio.subprocess.PIPE)
     assert process.stdout is not None
     lines: list[str] = []
     window = [0.0, 0.0]  # this process's CPU time at the "counting" and "counted" markers

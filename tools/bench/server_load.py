@@ -69,14 +69,19 @@ class Load:
         self.all_started = asyncio.Event()
         self.total = 0
         self.pace = 0.0
+        self.spread = False
 
 
 async def client(url: str, game: str, load: Load, seed: int, ready: asyncio.Event,
                  connected: list[int], total: int) -> None:
     rng = random.Random(seed)
+    # --spread: each client from its own loopback address, as players on many machines
+    # (each guest address then has its own budget and connection cap).
+    where: dict[str, Any] = (
+        {"local_addr": (f"127.1.{seed // 250}.{seed % 250 + 1}", 0)} if load.spread else {})
     ws: ClientConnection = await connect(
         url, subprotocols=[SUBPROTOCOL_OF_ENCODING[load.encoding]],  # type: ignore[list-item]
-        compression=None, max_queue=None)
+        compression=None, max_queue=None, **where)
 
     async def send(message: dict[str, Any]) -> None:
         await ws.send(encode(message, load.encoding))  # type: ignore[arg-type]
@@ -191,6 +196,7 @@ async def relay_client(url: str, load: Load, seed: int, ready: asyncio.Event,
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     load = Load(args.encoding)
     load.pace = args.pace
+    load.spread = args.spread
     total = args.matches * (args.seats if args.mode == "arena" else
                             2 if args.mode == "relay" else 1)
     ready = asyncio.Event()
@@ -259,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pace", type=float, default=0.0,
                    help="arena: each seat answers a request after 1/PACE s, so each match "
                         "makes about PACE actions a second (default 0: at once)")
+    p.add_argument("--spread", action="store_true",
+                   help="arena: each client connects from its own loopback address")
     args = p.parse_args(argv)
     print(json.dumps(asyncio.run(main_async(args))), flush=True)
     return 0

@@ -396,8 +396,12 @@ class Connection:
         """Every game the server runs (``GameInfo`` objects)."""
         return list((await self.request("list_games"))["games"])
 
-    async def list_matches(self, game: str | None = None) -> list[Message]:
-        return list((await self.request("list_matches", game=game))["matches"])
+    async def list_matches(self, game: str | None = None, *, limit: int | None = None,
+                           cursor: str | None = None) -> tuple[list[Message], str | None]:
+        """One page of match summaries, newest first, and the cursor of the next page
+        (``None`` on the last): pass it as ``cursor`` to get that page."""
+        reply = await self.request("list_matches", game=game, limit=limit, cursor=cursor)
+        return list(reply["matches"]), reply.get("next")
 
     async def seek(self, game: str, *, options: Mapping[str, Any] | None = None,
                    clock: Mapping[str, int] | None = None, seats: int | None = None) -> str:

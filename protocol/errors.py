@@ -33,6 +33,9 @@ class ErrorCode(StrEnum):
     ILLEGAL_ACTION = "illegal_action"
     """Well formed but forbidden now; ``details.rule`` is the engine's rule id."""
     RATE_LIMITED = "rate_limited"
+    """The message was dropped: a budget it is charged to is spent (``details.budget``:
+    connection, account or address), or a cap is reached (``details.cap``: guests).
+    ``retry_after`` says when to try again."""
     TOO_LARGE = "too_large"
     NOT_FOUND = "not_found"
     """Unknown match, account, challenge, seek, game or bot."""
@@ -68,8 +71,10 @@ class ProtocolError(Exception):
 
 def error_message(code: ErrorCode | str, message: str, *, ref: Any = None,
                   match_id: str | None = None, request_id: str | None = None,
-                  details: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Build an ``error`` message. Optional keys are present only when given."""
+                  details: dict[str, Any] | None = None,
+                  retry_after: float | None = None) -> dict[str, Any]:
+    """Build an ``error`` message. Optional keys are present only when given
+    (``retry_after``: seconds, for ``rate_limited``)."""
     out: dict[str, Any] = {"type": "error", "code": ErrorCode(code).value, "message": message}
     if ref is not None:
         out["ref"] = ref
@@ -79,4 +84,6 @@ def error_message(code: ErrorCode | str, message: str, *, ref: Any = None,
         out["request_id"] = request_id
     if details:
         out["details"] = details
+    if retry_after is not None:
+        out["retry_after"] = round(retry_after, 3)
     return out

@@ -72,22 +72,71 @@ def encoding_of(subprotocol: str | None) -> Encoding:
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-connection limits; the server announces the first three in ``welcome.limits``."""
+    """The server's limits. ``welcome.limits`` announces the connection's own
+    (:meth:`to_json`); the shared budgets and the caps are documented in PROTOCOL.md,
+    section 8.
+
+    Every client message costs tokens (:func:`message_cost`), taken at once from each budget
+    it is charged to: its connection's; its account's, for a logged-in account; its peer
+    address's, for a guest or a connection that has not said hello yet. Logged-in accounts
+    do not spend their address's budget: many bots of one operator (the house bots of
+    ``arena run``) share an address, and each answers for itself."""
 
     max_frame_bytes: int = 65536
     """Larger frames are answered with error ``too_large`` and dropped."""
     hard_frame_bytes: int = 1 << 20
     """Larger frames close the connection (1009)."""
     rate_per_s: float = 50.0
-    """Token-bucket refill rate (messages per second)."""
+    """The connection's token-bucket refill rate (tokens per second)."""
     burst: int = 100
-    """Token-bucket capacity."""
+    """The connection's token-bucket capacity."""
     abuse_strikes: int = 100
     """Rate-limited messages in one flood after which the connection is closed (1008)."""
+    account_rate_per_s: float = 100.0
+    """The budget every connection of one logged-in account shares (tokens per second)."""
+    account_burst: int = 200
+    address_rate_per_s: float = 100.0
+    """The budget the guests (and not yet welcomed connections) of one peer address share."""
+    address_burst: int = 200
+    max_connections_per_address: int = 256
+    """More websocket connections from one address are refused (HTTP 429)."""
+    max_guests: int = 1024
+    """More guest sessions connected at once are refused (``hello`` answered
+    ``rate_limited``); accounts may still log in."""
 
     def to_json(self) -> dict[str, Any]:
         return {"max_frame_bytes": self.max_frame_bytes, "rate_per_s": self.rate_per_s,
                 "burst": self.burst}
+
+
+PAGE_LIMIT: Final = 50
+"""Entries in a page of ``list_matches`` when the client names no ``limit``."""
+MAX_PAGE_LIMIT: Final = 200
+"""The largest page of ``list_matches`` (a larger ``limit`` is served as this)."""
+MESSAGE_COSTS: Final[Mapping[str, int]] = {
+    "list_games": 2, "spectate": 5, "get_replay": 20, "get_leaderboard": 5,
+    "get_rating_history": 5, "list_ladder_matches": 5, "list_matches": 1,
+}
+"""Tokens a message costs before any page it asks for (types not named here: 1)."""
+ENTRIES_PER_TOKEN: Final = 10
+"""A listing also costs a token per this many entries it may return (its ``limit``)."""
+PAGED_TYPES: Final = frozenset({"list_matches", "list_ladder_matches"})
+
+
+def page_limit(message: Mapping[str, Any]) -> int:
+    """The number of entries a paged listing asks for, default and maximum applied."""
+    limit = message.get("limit")
+    return min(limit, MAX_PAGE_LIMIT) if isinstance(limit, int) and limit > 0 else PAGE_LIMIT
+
+
+def message_cost(message: Mapping[str, Any]) -> int:
+    """Tokens a (valid) client message costs: a ``ping`` 1, a ``list_matches`` of 200
+    entries 21. What a message costs the server grows with what it sends back."""
+    kind = message.get("type")
+    cost = MESSAGE_COSTS.get(kind, 1) if isinstance(kind, str) else 1
+    if kind in PAGED_TYPES:
+        cost += -(-page_limit(message) // ENTRIES_PER_TOKEN)
+    return cost
 
 
 DEFAULT_LIMITS: Final = Limits()
@@ -621,7 +670,11 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec("list_games", "client", (), ("games",), "the games this server runs"),
     MessageSpec("list_matches", "client", (
         Field("game", Str(), required=False, doc="only matches of this game"),
-    ), ("matches",), "live and recent matches"),
+        Field("limit", Int(1), required=False,
+              doc=f"at most this many matches (default {PAGE_LIMIT}, at most {MAX_PAGE_LIMIT})"),
+        Field("cursor", Str(max_len=MAX_ID_CHARS), required=False,
+              doc="the `next` of the previous page: the page after it"),
+    ), ("matches",), "live and recent matches, newest first, one page"),
     MessageSpec("list_bots", "client", (
         Field("game", Str(), required=False, doc="only bots offering this game"),
     ), ("bots",), "the bots a person can play (play_bot) right now"),
@@ -720,8 +773,10 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec("pong", "server", (), summary="answer to ping"),
     MessageSpec("games", "server", (Field("games", Arr(Ref("GameInfo"))),),
                 summary="answer to list_games"),
-    MessageSpec("matches", "server", (Field("matches", Arr(Ref("MatchSummary"))),),
-                summary="answer to list_matches"),
+    MessageSpec("matches", "server", (
+        Field("matches", Arr(Ref("MatchSummary")), doc="newest first"),
+        Field("next", Nullable(Str()), doc="cursor of the next page; null: this is the last"),
+    ), summary="answer to list_matches: one page"),
     MessageSpec("bots", "server", (Field("bots", Arr(Ref("BotInfo")),
                                          doc="by most free capacity, then account name"),),
                 summary="answer to list_bots"),
@@ -813,6 +868,9 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         Field("match_id", Str(), required=False),
         Field("request_id", Str(), required=False),
         Field("details", Obj(), required=False),
+        Field("retry_after", Number(), required=False,
+              doc="rate_limited only: seconds to wait before sending the refused message "
+                  "again"),
     ), summary="something went wrong; the connection stays open"),
     MessageSpec("ladder_joined", "server", (
         _GAME, Field("bot", Str()), Field("version", Str()), Field("account", Str()),

@@ -13,8 +13,12 @@ Both classes follow the same calling contract (python-websockets' shape):
 
 :class:`ServerSession` answers what it can on its own — ``ping``, malformed frames, unknown
 types, too-large frames, pre-hello messages, the wrong protocol version, rate limiting — and
-hands the server only valid client messages. :class:`ClientSession` builds ``hello`` and
-``action`` messages and keeps the bookkeeping of pending requests.
+hands the server only valid client messages. Every message costs tokens
+(:func:`protocol.messages.message_cost`) from the connection's budget and from the budgets
+the server shares between connections (:attr:`ServerSession.shared`); after a refusal,
+:meth:`ServerSession.pause_for` says how long to stop reading from the client.
+:class:`ClientSession` builds ``hello`` and ``action`` messages and keeps the bookkeeping of
+pending requests.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from protocol.messages import (
     SUPPORTED_VERSIONS,
     Encoding,
     Limits,
+    message_cost,
 )
 
 SERVER_NAME = "tabletop-arena"
@@ -64,32 +69,38 @@ class Close:
 
 class TokenBucket:
     """A token bucket driven by the caller's clock: ``rate`` tokens per second, at most
-    ``capacity``. It never reads a clock; every call passes ``now`` (seconds, monotonic)."""
+    ``capacity``. It never reads a clock; every call passes ``now`` (seconds, monotonic).
+    ``name`` says whose budget it is (``connection``, ``account``, ``address``) in the
+    ``rate_limited`` errors it causes. Its tokens may go below zero: a message is admitted
+    with one token left and then costs what it costs (:meth:`spend`), so an expensive
+    message is never starved by cheap ones and its debt delays what follows."""
 
-    __slots__ = ("rate", "capacity", "tokens", "updated")
+    __slots__ = ("rate", "capacity", "tokens", "updated", "name")
 
-    def __init__(self, rate: float, capacity: int, now: float) -> None:
+    def __init__(self, rate: float, capacity: int, now: float, name: str = "connection"
+                 ) -> None:
         self.rate = rate
         self.capacity = float(capacity)
         self.tokens = float(capacity)
         self.updated = now
+        self.name = name
 
     def refill(self, now: float) -> None:
         if now > self.updated:
             self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
             self.updated = now
 
-    def take(self, now: float) -> bool:
-        """Spend one token if there is one; return whether there was."""
-        self.refill(now)
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
-            return True
-        return False
+    def spend(self, tokens: float) -> None:
+        """Spend ``tokens`` (negative: give them back), down into debt, up to the capacity."""
+        self.tokens = min(self.capacity, self.tokens - tokens)
 
-    @property
-    def full(self) -> bool:
-        return self.tokens >= self.capacity
+    def wait(self, now: float) -> float:
+        """Seconds until the bucket holds a token again (0 when it does now)."""
+        self.refill(now)
+        missing = 1.0 - self.tokens
+        if missing <= 1e-9:  # a client that waited exactly retry_after is not refused
+            return 0.0
+        return missing / self.rate if self.rate > 0 else float("inf")
 
 
 class ServerState(enum.Enum):
@@ -137,8 +148,14 @@ class ServerSession:
         self.state = ServerState.AWAITING_HELLO
         self.close: Close | None = None
         self.bucket = TokenBucket(limits.rate_per_s, limits.burst, now)
+        self.shared: tuple[TokenBucket, ...] = ()
+        """The budgets this connection shares with others (its account's, or its address's),
+        charged with :attr:`bucket`; the server sets them."""
         self.strikes = 0
         """Messages refused by the rate limiter in the current flood."""
+        self._refused_at = float("-inf")
+        self._pause: float | None = None
+        self._charged: tuple[tuple[TokenBucket, ...], int] = ((), 0)
         self.protocol_errors = 0
         """Errors this session answered on its own (malformed, unknown type, …)."""
         self._events: list[Message] = []
@@ -166,20 +183,27 @@ class ServerSession:
         if exceeds(frame, self.limits.hard_frame_bytes):
             self._close(CLOSE_TOO_BIG, "frame too large")
             return
-        if not self._admit(now):
-            return
+        # Decoded before the rate limiter looks at it, so that its refusal names the
+        # message it refuses (``ref``): a client waiting for that reply must get one.
+        problem: ProtocolError | None = None
+        message: Message = {}
         if exceeds(frame, self.limits.max_frame_bytes):
-            self._refuse(ProtocolError(
+            problem = ProtocolError(
                 ErrorCode.TOO_LARGE,
                 f"frame larger than {self.limits.max_frame_bytes} bytes; it was dropped",
-                limit=self.limits.max_frame_bytes), None)
-            return
-        try:
-            message = decode_msgpack(frame) if isinstance(frame, bytes) else decode_json(frame)
-        except ProtocolError as exc:
-            self._refuse(exc, None)
-            return
+                limit=self.limits.max_frame_bytes)
+        else:
+            try:
+                message = (decode_msgpack(frame) if isinstance(frame, bytes)
+                           else decode_json(frame))
+            except ProtocolError as exc:
+                problem = exc
         ref = message_id(message)
+        if not self._admit(now, ref):
+            return
+        if problem is not None:
+            self._refuse(problem, None)
+            return
         try:
             kind = validate_envelope(message)
             if self.state is not ServerState.OPEN and kind not in PRE_HELLO_TYPES:
@@ -187,6 +211,7 @@ class ServerSession:
                 raise ProtocolError(ErrorCode.UNAUTHORIZED,
                                     "send hello first and wait for welcome")
             validate_client_message(message)
+            self._charge(message_cost(message) - 1)
             if kind == "hello":
                 self._hello(message)
                 return
@@ -198,30 +223,63 @@ class ServerSession:
             return
         self._events.append(message)
 
-    def _admit(self, now: float) -> bool:
-        """The rate limiter. Refused frames are answered ``rate_limited``; a client that
-        keeps flooding is closed. Strikes are forgiven once the bucket is full again, i.e.
-        after the client has been quiet for ``burst / rate`` seconds."""
-        self.bucket.refill(now)
-        if self.bucket.full:
-            self.strikes = 0
-        if self.bucket.take(now):
+    def _admit(self, now: float, ref: Any) -> bool:
+        """The rate limiter: a frame is read only if every budget it is charged to (the
+        connection's and :attr:`shared`) holds a token; it takes one from each, and
+        :meth:`_charge` the rest of its cost once its type is known. A refused frame is
+        answered ``rate_limited`` with ``retry_after`` (and :meth:`pause_for` tells the
+        caller how long to stop reading); a client that keeps flooding is closed. Strikes
+        are forgiven once the client has not been refused for ``burst / rate`` seconds."""
+        buckets = (self.bucket, *self.shared)
+        waits = [b.wait(now) for b in buckets]
+        retry_after = max(waits)
+        if retry_after <= 0.0:
+            for bucket in buckets:
+                bucket.spend(1.0)
+            self._charged = (buckets, 1)
             return True
+        if now - self._refused_at >= self.limits.burst / self.limits.rate_per_s:
+            self.strikes = 0
+        self._refused_at = now
         self.strikes += 1
         if self.strikes > self.limits.abuse_strikes:
             self._close(CLOSE_POLICY_VIOLATION, "rate limit exceeded")
             return False
+        empty = buckets[waits.index(retry_after)]
+        self._pause = retry_after
         self._send_message(error_message(
             ErrorCode.RATE_LIMITED,
-            f"more than {self.limits.rate_per_s:g} messages per second; message dropped",
-            details={"rate_per_s": self.limits.rate_per_s, "burst": self.limits.burst}))
+            f"the {empty.name}'s budget of {empty.rate:g} tokens per second is spent; "
+            "message dropped",
+            ref=ref, details={"budget": empty.name, "rate_per_s": empty.rate,
+                              "burst": int(empty.capacity)},
+            retry_after=retry_after))
         return False
 
+    def _charge(self, tokens: int) -> None:
+        """Charge the rest of the message's cost (its first token was taken on arrival)."""
+        if tokens:
+            buckets, _ = self._charged
+            for bucket in buckets:
+                bucket.spend(tokens)
+            self._charged = (buckets, 1 + tokens)
+
     def refund(self) -> None:
-        """Give back the token the last message spent. For messages the server asked for
-        (an ``action`` answering an open request): a fast bot must never be rate limited in
-        the middle of a match."""
-        self.bucket.tokens = min(self.bucket.capacity, self.bucket.tokens + 1.0)
+        """Give back what the last message cost, to every budget it was charged to. For
+        messages the server asked for (an ``action`` answering an open request): a fast bot
+        must never be rate limited in the middle of a match."""
+        buckets, cost = self._charged
+        for bucket in buckets:
+            bucket.spend(-cost)
+        self._charged = (buckets, 0)
+
+    def pause_for(self) -> float | None:
+        """Seconds the caller should stop reading from this client (the ``retry_after`` of
+        a message just refused), once; ``None`` when nothing was refused since the last
+        call. Frames fed meanwhile are charged as usual, so reading on at once only costs
+        more refusals."""
+        pause, self._pause = self._pause, None
+        return pause
 
     def _hello(self, hello: Message) -> None:
         if self.state is not ServerState.AWAITING_HELLO:
@@ -268,11 +326,12 @@ class ServerSession:
         return message
 
     def reject_hello(self, hello: Mapping[str, Any], code: ErrorCode | str,
-                     message: str, **details: Any) -> None:
-        """Refuse a ``hello`` (bad token, unknown resume token): send the error; the client
-        may try another ``hello`` on the same connection."""
+                     message: str, *, retry_after: float | None = None,
+                     **details: Any) -> None:
+        """Refuse a ``hello`` (bad token, unknown resume token, no room for a guest): send
+        the error; the client may try another ``hello`` on the same connection."""
         self.state = ServerState.AWAITING_HELLO
-        self.error(code, message, to=hello, **details)
+        self.error(code, message, to=hello, retry_after=retry_after, **details)
 
     # ---- output ----------------------------------------------------------------------------
 
@@ -293,11 +352,11 @@ class ServerSession:
 
     def error(self, code: ErrorCode | str, message: str, *, to: Mapping[str, Any] | None = None,
               match_id: str | None = None, request_id: str | None = None,
-              **details: Any) -> None:
+              retry_after: float | None = None, **details: Any) -> None:
         """Send an ``error``; ``to`` is the client message it answers (for ``ref``)."""
         self.send(error_message(code, message, ref=None if to is None else message_id(to),
                                 match_id=match_id, request_id=request_id,
-                                details=details or None))
+                                details=details or None, retry_after=retry_after))
 
     def fail(self, to: Mapping[str, Any] | None, exc: ProtocolError, *,
              match_id: str | None = None, request_id: str | None = None) -> None:

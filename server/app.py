@@ -29,9 +29,11 @@ import asyncio
 import collections
 import contextlib
 import gc
+import itertools
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from http import HTTPStatus
 from importlib import metadata
 from typing import Any
 
@@ -41,14 +43,22 @@ from websockets.typing import Subprotocol
 
 from engine import registry
 from protocol import DEFAULT_LIMITS, Limits, ServerSession, encoding_of, select_subprotocol
-from protocol.messages import CLOSE_POLICY_VIOLATION, SUBPROTOCOLS
+from protocol.messages import CLOSE_POLICY_VIOLATION, SUBPROTOCOLS, WS_PATH, page_limit
 from server import http
+from server.admission import GUEST_RETRY_AFTER_S, Admission, Admitted
 from server.api import MatchApi
 from server.audience import Audience
-from server.connection import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES, Connection, LoopTurn
+from server.connection import (
+    CLOSE_TRY_AGAIN_LATER,
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_MESSAGES,
+    Connection,
+    LoopTurn,
+)
 from server.games import available_games, available_names
 from server.hub import Handler, Hub, MatchEnded, Service
 from server.ladder import LadderService, LadderSettings
+from server.listing import MatchListing
 from server.live import LiveMatch
 from server.lobby import Lobby, LobbyError, MatchSpec, bot_listing
 from server.metrics import ServerMetrics
@@ -78,6 +88,9 @@ PERSIST_INTERVAL_S = 0.5
 """How often the new actions of live matches go to the store, all matches in one batch."""
 HEALTH_STORE_TIMEOUT_S = 5.0
 """How long ``/healthz`` waits for the store's write probe before it calls the store stuck."""
+MAX_PAUSE_S = 2.0
+"""The longest the server stops reading from a rate-limited client at once (it goes on
+reading, and refusing, afterwards: websocket keep-alive pings must get through)."""
 
 
 def server_version() -> str:
@@ -124,6 +137,10 @@ class ArenaServer:
         self.live: dict[str, LiveMatch] = {}
         self.recent: collections.OrderedDict[str, LiveMatch] = collections.OrderedDict()
         self.connections: set[Connection] = set()
+        self.admission = Admission(limits)
+        self._admitted: dict[Connection, Admitted] = {}
+        self.listing = MatchListing(
+            lambda: itertools.chain(self.live.values(), self.recent.values()))
         self._turn = LoopTurn()
         self._clock: Callable[[], float] = time.monotonic
         self._server: Server | None = None
@@ -266,7 +283,9 @@ class ArenaServer:
     async def _sweep(self) -> None:
         while True:
             await asyncio.sleep(max(1.0, self.grace_s / 4))
-            self.sessions.forget_idle(asyncio.get_running_loop().time(), self.grace_s)
+            now = asyncio.get_running_loop().time()
+            self.sessions.forget_idle(now, self.grace_s)
+            self.admission.sweep(now)
 
     # ---- HTTP and handshake ------------------------------------------------------------------
 
@@ -276,6 +295,12 @@ class ArenaServer:
         return None if chosen is None else Subprotocol(chosen)
 
     async def _process_request(self, connection: ServerConnection, request: Any) -> Any:
+        if request.path.split("?", 1)[0] == WS_PATH:
+            refusal = self.admission.refusal(peer_address(connection))
+            if refusal is not None:  # refused before the handshake costs anything more
+                response = connection.respond(HTTPStatus.TOO_MANY_REQUESTS, refusal + "\n")
+                response.headers["Retry-After"] = "1"
+                return response
         return await http.respond(self._routes, connection, request, self.ws_url)
 
     async def _health(self, path: str) -> tuple[int, Any]:
@@ -319,11 +344,18 @@ class ArenaServer:
 
     async def _serve_connection(self, ws: ServerConnection) -> None:
         assert isinstance(ws, ArenaWebSocket)  # serve(create_connection=ArenaWebSocket)
-        conn = Connection(ws, ServerSession(encoding_of(ws.subprotocol), self.limits,
-                                            self._clock(),
+        address = peer_address(ws)
+        refusal = self.admission.refusal(address)
+        if refusal is not None:  # handshakes that raced past _process_request's check
+            await ws.close(CLOSE_TRY_AGAIN_LATER, refusal)
+            return
+        now = self._clock()
+        conn = Connection(ws, ServerSession(encoding_of(ws.subprotocol), self.limits, now,
                                             errors_sent=self.metrics.errors_sent),
                           secrets.token_hex(6), max_messages=self.send_queue_messages,
                           max_bytes=self.send_queue_bytes, turn=self._turn)
+        admitted = self._admitted[conn] = self.admission.enter(address, now)
+        conn.protocol.shared = self.admission.budgets(admitted)
         self.connections.add(conn)
         conn.log.info("connected", encoding=conn.protocol.encoding,
                       peer=str(ws.remote_address))
@@ -335,6 +367,7 @@ class ArenaServer:
                     await conn.busy
         finally:
             self.connections.discard(conn)
+            self.admission.leave(self._admitted.pop(conn))
             self._connection_lost(conn)
             if not conn.closed:
                 conn.closed = True
@@ -377,11 +410,27 @@ class ArenaServer:
         for n, message in enumerate(messages):
             waiting = self._dispatch(conn, message)
             if waiting is not None:
-                conn.backlog = collections.deque()
-                conn.busy = asyncio.get_running_loop().create_task(
-                    self._drain(conn, waiting, messages[n + 1:]))
+                self._wait_for(conn, waiting, messages[n + 1:])
                 return
         self._after_message(conn)
+        pause = self._pause(conn)
+        if pause is not None:
+            self._wait_for(conn, pause, [])
+
+    def _wait_for(self, conn: Connection, waiting: Awaitable[None],
+                  rest: list[dict[str, Any]]) -> None:
+        conn.backlog = collections.deque()
+        conn.busy = asyncio.get_running_loop().create_task(self._drain(conn, waiting, rest))
+
+    @staticmethod
+    def _pause(conn: Connection) -> Awaitable[None] | None:
+        """After a rate-limited message: a pause in reading from its client (what it sends
+        meanwhile waits in its backlog, then in TCP), so that a flood costs the server one
+        refusal per pause instead of one per message."""
+        pause = conn.protocol.pause_for()
+        if pause is None or conn.closed:
+            return None
+        return asyncio.sleep(min(pause, MAX_PAUSE_S))
 
     def _after_message(self, conn: Connection) -> None:
         conn.flush()
@@ -403,6 +452,9 @@ class ArenaServer:
                     if waiting_next is not None:
                         await waiting_next
                 self._after_message(conn)
+                pause = self._pause(conn)
+                if pause is not None:
+                    await pause
                 backlog = conn.backlog
                 if not backlog or conn.closed:
                     return
@@ -488,6 +540,12 @@ class ArenaServer:
             session = self.sessions.away_with_seats(account.name)
             if session is None:
                 session = self.sessions.create(account.name, account.kind)
+        if session is None and self.admission.guests_full():
+            conn.protocol.reject_hello(
+                hello, "rate_limited", "too many guests on this server; log in with an "
+                "account token or try again later", retry_after=GUEST_RETRY_AFTER_S,
+                cap="guests", max_guests=self.limits.max_guests)
+            return
         if session is not None and token is not None:
             session.credential = token_hash(token)
         if session is None:
@@ -556,6 +614,9 @@ class ArenaServer:
         self.sessions.claimed(session)
         conn.owner = session
         session.connection = conn
+        admitted = self._admitted[conn]
+        self.admission.identify(admitted, session.name, session.kind, self._clock())
+        conn.protocol.shared = self.admission.budgets(admitted)
         session.away_since = None
         session.views = hello.get("views") is True
         conn.log = conn.log.bind(account=session.name)
@@ -599,6 +660,7 @@ class ArenaServer:
         live = LiveMatch(runner, Audience(seating), MatchRecorder(runner, self.store),
                          self._match_ended)
         self.live[runner.match_id] = live
+        self.listing.started(runner.match_id)
         for seat, session in enumerate(seating):
             session.seats.setdefault(runner.match_id, []).append(seat)
         return live
@@ -616,6 +678,7 @@ class ArenaServer:
                 live.log.exception("match_end_callback_failed")
         while len(self.recent) > RECENT_MATCHES:
             _, old = self.recent.popitem(last=False)
+            self.listing.forget(old.match_id)
             for session in old.spectators:
                 session.watching.discard(old.match_id)
 
@@ -649,8 +712,9 @@ class ArenaServer:
         return [m for m in out if game is None or m["game"] == game]
 
     def _list_matches(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
-        conn.protocol.reply(msg, {"type": "matches",
-                                  "matches": self.match_summaries(msg.get("game"))[:200]})
+        matches, cursor = self.listing.page(self._clock(), page_limit(msg), msg.get("game"),
+                                            msg.get("cursor"))
+        conn.protocol.reply(msg, {"type": "matches", "matches": matches, "next": cursor})
 
     def _seek(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
         spec = MatchSpec.parse(msg["game"], msg.get("options"), msg.get("clock"),
@@ -763,8 +827,7 @@ class ArenaServer:
             # An action that answers an open request was asked for by the server, and the
             # server asks one at a time: it must not count against the flood budget, or
             # fast bots would be rate limited in the middle of a match.
-            bucket = conn.protocol.bucket
-            bucket.tokens = min(bucket.capacity, bucket.tokens + 1.0)
+            conn.protocol.refund()
 
     def _resign(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
         live = self.live.get(msg["match_id"])
@@ -822,6 +885,12 @@ class ArenaServer:
         if row is None or row.status == "live":
             raise LobbyError("not_found", "no such finished match")
         conn.protocol.reply(msg, stored_replay(row, views=session.views))
+
+
+def peer_address(connection: ServerConnection) -> str:
+    """The peer's IP address (the key of its per-address budget and cap)."""
+    remote = connection.remote_address
+    return str(remote[0]) if remote else "unknown"
 
 
 def stored_replay(row: Any, views: bool = False) -> dict[str, Any]:

@@ -317,3 +317,24 @@ def test_server_scale_goal_lines_say_met_or_not() -> None:
     assert "p99 4.00 ms met" in lines[2]
     assert "2/2 dropped" in lines[3] and ": met" in lines[3]
     assert "1 stuck" in lines[4] and "NOT met" in lines[4]
+
+
+def test_flood_bench_quick_reports_quiet_flooded_and_the_goal(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A tiny real run of `arena bench flood` (loopback): structure only, never speed."""
+    assert cli.main(["bench", "flood", "--quick", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["benchmark"] == "flood" and report["flooders"] == 2
+    for name in ("quiet", "flooded"):
+        assert set(report[name]) == {"p50_ms", "p99_ms", "actions_per_s"}
+        assert report[name]["actions_per_s"] > 0
+    got = report["flooders_got"]
+    assert set(got) == {"served", "rate_limited", "other_errors", "closed", "refused"}
+    assert got["served"] > 0 and got["other_errors"] == 0
+
+
+def test_flood_goal_line_says_met_or_not() -> None:
+    from tools.bench import flood
+    assert flood.goal_line(1.15).endswith("met (1.15x)")
+    assert flood.goal_line(1.35).endswith("NOT met (1.35x)")
+    assert flood.goal_line(None).endswith("NOT met (-)")

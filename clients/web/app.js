@@ -371,18 +371,28 @@ function showMatches(main) {
   const box = h("div", { class: "card wide" }, h("h2", {}, "Matches"), h("p", { class: "muted" }, "Loading…"));
   main.appendChild(box);
   let filter = "";
+  let pages = 1; // pages of the listing shown; "Older matches" adds one
   let timer = null;
   const load = async () => {
     try {
-      const reply = await app.conn.ask({ type: "list_matches", ...(filter ? { game: filter } : {}) });
+      // The server lists one page per request, newest first; follow `next` for each page shown.
+      const matches = [];
+      let cursor = null;
+      for (let page = 0; page < pages; page++) {
+        const reply = await app.conn.ask({ type: "list_matches", ...(filter ? { game: filter } : {}), ...(cursor ? { cursor } : {}) });
+        matches.push(...reply.matches);
+        cursor = reply.next;
+        if (!cursor) break;
+      }
       if (app.page?.name !== "matches") return;
       clear(box).append(
         h("div", { class: "card-head" }, h("h2", {}, "Matches"),
-          h("select", { id: "matches-filter", onchange: (e) => { filter = e.target.value; load(); } },
+          h("select", { id: "matches-filter", onchange: (e) => { filter = e.target.value; pages = 1; load(); } },
             h("option", { value: "" }, "all games"),
             app.games.map((g) => h("option", { value: g.name, selected: g.name === filter }, g.title)))),
-        h("p", { class: "muted" }, "Live matches first (watch them: you see only the public view), then finished ones (replay them)."),
-        matchRows(reply.matches));
+        h("p", { class: "muted" }, "Newest first: watch a live match (you see only the public view), replay a finished one."),
+        matchRows(matches),
+        ...(cursor ? [h("button", { class: "button small", onclick: () => { pages += 1; load(); } }, "Older matches")] : []));
     } catch (err) {
       toast(err.message, "error");
     }
@@ -414,7 +424,7 @@ function showLobby(main) {
   };
   const loadMatches = async () => {
     try {
-      const reply = await app.conn.ask({ type: "list_matches" });
+      const reply = await app.conn.ask({ type: "list_matches", limit: 12 });
       liveMatches = reply.matches;
       if (app.page?.name === "lobby") {
         const box = document.getElementById("live-matches");

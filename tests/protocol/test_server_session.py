@@ -8,10 +8,18 @@ import msgpack
 import pytest
 
 from protocol.codec import EncodedMessage, decode, encode_json, encode_msgpack
-from protocol.messages import CLOSE_POLICY_VIOLATION, CLOSE_TOO_BIG, DEFAULT_LIMITS, Limits
-from protocol.session import ServerSession, ServerState
+from protocol.messages import (
+    CLOSE_POLICY_VIOLATION,
+    CLOSE_TOO_BIG,
+    DEFAULT_LIMITS,
+    Limits,
+    message_cost,
+)
+from protocol.session import ServerSession, ServerState, TokenBucket
 
 HELLO = {"type": "hello", "id": "h1", "protocol": 1, "name": "zoe"}
+CHEAP = {"type": "leave", "match_id": "m"}
+"""A message that costs one token."""
 
 
 def feed(session: ServerSession, message: dict[str, Any] | str | bytes,
@@ -168,16 +176,17 @@ def test_token_bucket_rate_limit_uses_the_callers_clock() -> None:
     now = 0.0  # the same instant as the hello, which took one token
     accepted = 0
     for _ in range(5 - 1):
-        events, sent = feed(session, {"type": "list_games"}, now)
+        events, sent = feed(session, CHEAP, now)
         accepted += len(events)
     assert accepted == 4
-    events, sent = feed(session, {"type": "list_games", "id": 1}, now)
+    events, sent = feed(session, {**CHEAP, "id": 1}, now)
     assert events == []
     assert sent[0]["code"] == "rate_limited"
-    assert sent[0]["details"] == {"rate_per_s": 10, "burst": 5}
+    assert sent[0]["details"] == {"budget": "connection", "rate_per_s": 10, "burst": 5}
+    assert sent[0]["retry_after"] == 0.1  # one token at 10 per second
     # 0.1 s later exactly one token has come back
-    assert len(feed(session, {"type": "list_games"}, now + 0.1)[0]) == 1
-    assert feed(session, {"type": "list_games"}, now + 0.1)[1][0]["code"] == "rate_limited"
+    assert len(feed(session, CHEAP, now + 0.1)[0]) == 1
+    assert feed(session, CHEAP, now + 0.1)[1][0]["code"] == "rate_limited"
 
 
 def test_a_client_that_keeps_flooding_is_closed_with_1008() -> None:
@@ -187,7 +196,7 @@ def test_a_client_that_keeps_flooding_is_closed_with_1008() -> None:
     rate_limited = 0
     while session.close is None:
         now += 0.001  # 1000 messages/s against a 10/s budget
-        _, sent = feed(session, {"type": "list_games"}, now)
+        _, sent = feed(session, CHEAP, now)
         rate_limited += sum(1 for m in sent if m.get("code") == "rate_limited")
         assert rate_limited < 1000, "never closed"
     assert session.close.code == CLOSE_POLICY_VIOLATION
@@ -200,7 +209,7 @@ def test_strikes_are_forgiven_after_a_quiet_spell() -> None:
     now = 0.0
     for _ in range(3):  # three floods of 15 rate-limited messages, with pauses between
         for _ in range(20):
-            feed(session, {"type": "list_games"}, now)
+            feed(session, CHEAP, now)
         assert session.strikes > 10
         now += 1.0  # burst / rate = 0.5 s refills the bucket
     assert session.close is None
@@ -232,13 +241,50 @@ def test_reply_and_error_helpers_carry_ref_and_ids() -> None:
     ]
 
 
-def test_refund_gives_back_a_token_up_to_the_burst() -> None:
-    session = open_session(limits=Limits(rate_per_s=1, burst=3))
+def test_refund_gives_back_what_the_last_message_cost_once() -> None:
+    session = open_session(limits=Limits(rate_per_s=1, burst=30))
     for _ in range(10):  # solicited messages, each refunded: never limited
-        events, sent = feed(session, {"type": "list_games"}, 0.0)
+        events, sent = feed(session, {"type": "list_matches", "limit": 200}, 0.0)
         assert events and not sent
         session.refund()
-    assert session.bucket.tokens == 2.0  # the hello's token is not refunded
+    assert session.bucket.tokens == 29.0  # the hello's token is not refunded
+    feed(session, CHEAP, 0.0)
     session.refund()
-    session.refund()
-    assert session.bucket.tokens == 3.0
+    session.refund()  # nothing more to give back
+    assert session.bucket.tokens == 29.0
+
+
+def test_messages_cost_what_they_cost_and_may_leave_a_debt() -> None:
+    assert [message_cost(m) for m in (
+        {"type": "ping"}, CHEAP, {"type": "action"}, {"type": "list_games"},
+        {"type": "list_matches"}, {"type": "list_matches", "limit": 7},
+        {"type": "list_matches", "limit": 200}, {"type": "list_matches", "limit": 10_000},
+        {"type": "get_replay"})] == [1, 1, 1, 2, 6, 2, 21, 21, 20]
+    session = open_session(limits=Limits(rate_per_s=10, burst=30))  # hello: 29 left
+    events, _ = feed(session, {"type": "list_matches", "limit": 200}, 0.0)  # 8 left
+    assert len(events) == 1
+    events, _ = feed(session, {"type": "list_matches", "limit": 200}, 0.0)  # admitted: -13
+    assert len(events) == 1 and session.bucket.tokens == -13.0
+    events, sent = feed(session, {**CHEAP, "id": 5}, 1.0)  # 1 s later: -3, still refused
+    assert events == [] and sent[0]["code"] == "rate_limited" and sent[0]["ref"] == 5
+    assert sent[0]["retry_after"] == pytest.approx(0.4)
+    assert session.pause_for() == pytest.approx(0.4)
+    assert session.pause_for() is None
+    assert feed(session, CHEAP, 1.4)[0] == [CHEAP]
+
+
+def test_a_shared_budget_refuses_for_every_connection_that_spends_it() -> None:
+    limits = Limits(rate_per_s=100, burst=100)
+    address = TokenBucket(2.0, 4, 0.0, "address")
+    a, b = open_session(limits=limits), open_session(limits=limits)
+    a.shared = b.shared = (address,)
+    assert feed(a, CHEAP)[0] == [CHEAP]
+    assert feed(b, {"type": "list_games"})[0] == [{"type": "list_games"}]
+    assert feed(a, CHEAP)[0] == [CHEAP]  # the address's last token
+    events, sent = feed(b, {**CHEAP, "id": 1})
+    assert events == [] and sent[0]["details"] == {"budget": "address", "rate_per_s": 2.0,
+                                                   "burst": 4}
+    assert sent[0]["retry_after"] == pytest.approx(0.5)
+    assert a.bucket.tokens == 97.0 and b.bucket.tokens == 97.0  # refused: b's not spent
+
+

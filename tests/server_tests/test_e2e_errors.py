@@ -9,6 +9,7 @@ from pathlib import Path
 
 import msgpack
 
+from protocol import Limits
 from server.app import ArenaServer
 from server.storage import SqliteStore
 from tests.server_tests.helpers import account_client, challenge_match
@@ -221,7 +222,11 @@ def raw_ws_socket(port: int) -> socket.socket:
 
 async def test_a_slow_client_is_dropped_without_harming_others(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "slow.sqlite3")
-    server = ArenaServer(store, send_queue_messages=64, send_queue_bytes=256 * 1024)
+    # Budgets large enough for 90 replays at once: this is about reading, not rate.
+    unlimited = Limits(rate_per_s=10_000, burst=10_000, address_rate_per_s=10_000,
+                       address_burst=10_000)
+    server = ArenaServer(store, send_queue_messages=64, send_queue_bytes=256 * 1024,
+                         limits=unlimited)
     await server.start("127.0.0.1", 0)
     try:
         # a finished match with a long replay to ask for

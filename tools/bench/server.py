@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import registry
+from protocol import Limits
 from server.app import ArenaServer, tune_gc
 from server.commands.arguments import positive_int
 from server.logs import configure_logging
@@ -118,16 +119,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 DEFAULT_MATCHES = (1, 10, 100, 500)
+LOAD_LIMITS = Limits(max_connections_per_address=1 << 20, max_guests=1 << 20,
+                     address_rate_per_s=1e9, address_burst=1 << 30)
+"""The load generator's thousand guests come from one address: no cap or shared budget may
+stop them (this bench measures the server's speed, not its limits)."""
 RUN_TIMEOUT_S = 180.0
 """A load generator that has not finished by then (set-up included) is killed."""
 
 
 async def one_run(url: str, game: str, seats: int, matches: int, encoding: str,
-                  seconds: float, warmup: float, mode: str = "arena") -> dict[str, Any]:
+                  seconds: float, warmup: float, mode: str = "arena", pace: float = 0.0,
+                  spread: bool = False) -> dict[str, Any]:
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tools.bench.server_load", url, "--game", game,
         "--seats", str(seats), "--matches", str(matches), "--encoding", encoding,
         "--seconds", str(seconds), "--warmup", str(max(warmup, 0.3)), "--mode", mode,
+        "--pace", str(pace), *(["--spread"] if spread else []),
         stdout=asyncio.subprocess.PIPE)
     assert process.stdout is not None
     lines: list[str] = []
@@ -215,7 +222,7 @@ async def bench(args: argparse.Namespace
     levels = args.matches or list(DEFAULT_MATCHES)
     with tempfile.TemporaryDirectory() as tmp:
         store = SqliteStore(Path(tmp) / "bench.sqlite3")
-        server = ArenaServer(store)
+        server = ArenaServer(store, limits=LOAD_LIMITS)
         await server.start("127.0.0.1", 0)
         echo, echo_url = await start_echo()
         relay, relay_url = await start_relay()

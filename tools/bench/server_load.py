@@ -11,6 +11,11 @@ from sending it to receiving the ``events`` it caused. Prints one JSON object on
 Plain websockets, orjson and the protocol codec only: it measures the server, not a client
 library, and spends as little CPU as it can (it shares the machine with the server).
 
+``--pace R`` (below) gives live matches a steady, modest rate (``arena bench flood`` and the
+scale runs; the wait is not in the round trip); ``--spread`` connects each client from its
+own loopback address (127.1.x.y), as players on many machines (``arena bench flood``: each
+guest address has its own budget and connection cap).
+
 ``--mode echo`` and ``--mode relay`` drive the yardsticks of :mod:`tools.bench.baselines`
 instead, with the same process, clients and counting: ``--matches`` echo clients each
 sending a move-sized frame and waiting for it to come back (the round trip), or
@@ -89,17 +94,22 @@ class Load:
         self.all_started = asyncio.Event()
         self.total = 0
         self.pace = 0.0                     # actions per second per match; 0: at once
+        self.spread = False                 # each client from its own loopback address
         # Handshakes at a time: the server's listen backlog (100) must not overflow when
         # thousands of clients start at once (a dropped SYN is retried only after a second).
         self.opening = asyncio.Semaphore(OPENING)
 
 
 async def open_arena(url: str, encoding: str, name: str = "load", resume: str | None = None,
-                     sock: socket.socket | None = None, max_queue: int | None = None
+                     sock: socket.socket | None = None, max_queue: int | None = None,
+                     local_addr: tuple[str, int] | None = None
                      ) -> tuple[ClientConnection, str]:
     """A connection to the arena that said ``hello`` (``resume``: to that session) and read
-    its ``welcome``, and the session's resume token; raises if the server refused."""
+    its ``welcome``, and the session's resume token; raises if the server refused.
+    ``local_addr``: connect from that loopback address."""
     extra: dict[str, Any] = {} if sock is None else {"sock": sock}
+    if local_addr is not None:
+        extra["local_addr"] = local_addr
     ws: ClientConnection = await connect(
         url, subprotocols=[SUBPROTOCOL_OF_ENCODING[encoding]],  # type: ignore[list-item]
         compression=None, max_queue=max_queue, **extra)
@@ -117,8 +127,11 @@ async def open_arena(url: str, encoding: str, name: str = "load", resume: str | 
 async def client(url: str, game: str, load: Load, seed: int, ready: asyncio.Event,
                  connected: list[int], total: int) -> None:
     rng = random.Random(seed)
+    # --spread: each client from its own loopback address, as players on many machines
+    # (each guest address then has its own budget and connection cap).
+    where = (f"127.1.{seed // 250}.{seed % 250 + 1}", 0) if load.spread else None
     async with load.opening:
-        ws, _ = await open_arena(url, load.encoding)
+        ws, _ = await open_arena(url, load.encoding, local_addr=where)
 
     async def send(message: dict[str, Any]) -> None:
         await ws.send(encode(message, load.encoding))  # type: ignore[arg-type]
@@ -410,6 +423,7 @@ async def disconnects(args: argparse.Namespace, load: Load) -> dict[str, Any]:
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     load = Load(args.encoding)
     load.pace = args.pace
+    load.spread = args.spread
     raise_fd_limit(args.matches * 2)
     if args.mode == "idle":
         return await idle(args, load)
@@ -493,6 +507,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="disconnect: the share of cut seats that never come back")
     p.add_argument("--grace", type=float, default=3.0,
                    help="disconnect: the server's grace in seconds")
+    p.add_argument("--spread", action="store_true",
+                   help="arena: each client connects from its own loopback address")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
     print(json.dumps(asyncio.run(main_async(args))), flush=True)

@@ -17,6 +17,7 @@ from engine import registry
 BENCHMARKS: dict[str, str] = {
     "engine": "tools.bench.engine",
     "server": "tools.bench.server",
+    "flood": "tools.bench.flood",
     "ladder": "tools.bench.ladder",
     "fuzz": "tools.bench.fuzz",
     "strength": "tools.commands.bench_strength",

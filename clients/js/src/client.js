@@ -378,7 +378,12 @@ export class ArenaClient extends EventEmitter {
   /** Every game the server runs (GameInfo objects). */
   async listGames() { return (await this.request('list_games')).games; }
 
-  async listMatches(game) { return (await this.request('list_matches', { game })).matches; }
+  /** One page of match summaries, newest first: {matches, next}; pass `next` back as
+   *  `cursor` for the following page (null on the last). */
+  async listMatches(game, { limit, cursor } = {}) {
+    const reply = await this.request('list_matches', { game, limit, cursor });
+    return { matches: reply.matches, next: reply.next ?? null };
+  }
 
   /** Offer to be seated automatically in matches of `games` (what bots do). */
   async autoplay(games, maxMatches = 1) {

@@ -741,7 +741,9 @@ class ArenaServer:
                                len(targets) + 1)
         missing = [name for name in targets if not self.sessions.online(name)]
         if missing:
-            raise LobbyError("not_found", f"not connected: {', '.join(missing)}")
+            raise LobbyError("not_found", f"{len(missing)} of the invited accounts "
+                                          f"{'is' if len(missing) == 1 else 'are'} not "
+                                          "connected")
         challenge = self.lobby.challenge(session, targets, spec)
         conn.protocol.reply(msg, {"type": "challenge_sent",
                                   "challenge_id": challenge.challenge_id})
@@ -792,7 +794,7 @@ class ArenaServer:
         known = available_names()
         unknown = [g for g in games if g not in known]
         if unknown:
-            raise LobbyError("not_found", f"no game named {', '.join(map(repr, unknown))}")
+            raise LobbyError("not_found", "no such game here: list_games lists them")
         session.autoplay = AutoplayOffer(frozenset(games), int(msg.get("max_matches", 1)),
                                          msg.get("bot"), msg.get("version"))
         conn.protocol.reply(msg, {"type": "ok"})

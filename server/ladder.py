@@ -245,7 +245,7 @@ class LadderService:
                                 self.settings.window, self.settings.pair_cap_per_hour,
                                 self.settings.patience_s, self.settings.pair_cap_per_bot)
         if ladder is None:
-            raise LobbyError("not_found", f"no ladder for {name!r}")
+            raise LobbyError("not_found", "no ladder for that game")
         ladder.spec()  # fail loudly on a bad configuration (clock, options, seats)
         self._ladders[name] = ladder
         return ladder
@@ -366,8 +366,7 @@ class LadderService:
             if seed_version is not None:
                 seed = self.book.find(ladder.game, session.name, bot, seed_version)
                 if seed is None:
-                    raise LobbyError("not_found", f"no version {seed_version!r} of {bot!r} "
-                                                  f"to seed from")
+                    raise LobbyError("not_found", "no such version of this bot to seed from")
                 seed_id = seed.id
             entity = self.book.add_entity(ladder.game, session.name, bot, version,
                                           seeded_from=seed_id, created_at=utc_now())
@@ -444,16 +443,16 @@ class LadderService:
         """The entity a history request names; raises ``not_found``/``bad_request``."""
         versions = self.book.versions(game, account, bot)
         if not versions:
-            raise LobbyError("not_found", f"no bot {bot!r} on the {game} ladder")
+            raise LobbyError("not_found", "no bot of that name on that ladder")
         if len({e.account for e in versions}) > 1:
-            raise LobbyError("bad_request", f"several accounts run a bot named {bot!r}: "
+            raise LobbyError("bad_request", "several accounts run a bot of that name: "
                                             "name the account")
         if version is None:
             return max(versions, key=lambda e: e.id)
         for entity in versions:
             if entity.version == version:
                 return entity
-        raise LobbyError("not_found", f"no version {version!r} of {bot!r}")
+        raise LobbyError("not_found", "no such version of that bot")
 
     async def rating_history(self, entity: Entity, limit: int | None = None
                              ) -> dict[str, Any]:

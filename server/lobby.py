@@ -53,7 +53,8 @@ class MatchSpec:
         try:
             engine_game = registry.get(str(game))
         except KeyError:
-            raise LobbyError("not_found", f"no game named {game!r}") from None
+            raise LobbyError("not_found", "no such game here: list_games lists them"
+                             ) from None
         try:
             normalized = engine_game.normalize_options(options or {})
         except BadOptions as exc:
@@ -205,8 +206,9 @@ class Lobby:
                 if s is not exclude and s.kind == "bot" and (bot is None or s.answers_to(bot))
                 and s.free_autoplay_slots(game) > 0]
         if not pool:
-            who = f"house bot {bot!r}" if bot else "house bot"
-            raise LobbyError("not_found", f"no {who} is available for {game} right now")
+            who = "bot of that name" if bot else "house bot"
+            raise LobbyError("not_found", f"no {who} is available for {game} right now "
+                                          "(list_bots lists those that are)")
         pool.sort(key=lambda s: (-s.free_autoplay_slots(game), s.name))
         return [pool[i % len(pool)] for i in range(count)]
 

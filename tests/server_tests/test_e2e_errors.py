@@ -278,3 +278,33 @@ async def test_a_restarted_bot_logs_in_with_its_token_and_gets_its_seat_back(
     # a second login of the same account while the first is connected is a new session
     twin = await WsClient.open(server.ws_url)
     assert (await twin.hello(token=token))["session"] != welcome["session"]
+
+
+async def test_lobby_and_ladder_errors_do_not_quote_what_the_client_sent(
+        server: ArenaServer) -> None:
+    """Names a client makes up (games, accounts, bots, versions) come back in no error text:
+    the error says what is wrong, ``ref`` says about which message."""
+    mark = "zz<script>mark"
+    bot = await account_client(server, "quoting-bot")
+    visitor = await WsClient.open(server.ws_url)
+    await visitor.hello(name="visitor")
+    asks = [
+        (visitor, {"type": "seek", "game": mark}),
+        (visitor, {"type": "play_bot", "game": mark}),
+        (visitor, {"type": "play_bot", "game": "battleline", "bot": mark}),
+        (visitor, {"type": "challenge", "accounts": [mark], "game": "battleline"}),
+        (bot, {"type": "autoplay", "games": ["battleline", mark]}),
+        (bot, {"type": "ladder_join", "game": mark, "bot": "b", "version": "1",
+               "max_matches": 1}),
+        (bot, {"type": "ladder_join", "game": "battleline", "bot": "b", "version": "2",
+               "max_matches": 1, "seed_from_version": mark}),
+        (visitor, {"type": "get_rating_history", "game": "battleline", "bot": mark}),
+        (visitor, {"type": "get_replay", "match_id": mark}),
+        (visitor, {"type": "spectate", "match_id": mark}),
+    ]
+    for client, message in asks:
+        ref = await client.send(message)
+        reply = await client.expect_reply(ref)
+        assert reply["type"] == "error" and reply["code"] in ("not_found", "bad_request"), (
+            message, reply)
+        assert mark not in str(reply), (message, reply)

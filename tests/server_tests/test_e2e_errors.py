@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import socket
 from pathlib import Path
+from typing import Any
 
 import msgpack
 
@@ -288,7 +289,7 @@ async def test_lobby_and_ladder_errors_do_not_quote_what_the_client_sent(
     bot = await account_client(server, "quoting-bot")
     visitor = await WsClient.open(server.ws_url)
     await visitor.hello(name="visitor")
-    asks = [
+    asks: list[tuple[WsClient, dict[str, Any]]] = [
         (visitor, {"type": "seek", "game": mark}),
         (visitor, {"type": "play_bot", "game": mark}),
         (visitor, {"type": "play_bot", "game": "battleline", "bot": mark}),

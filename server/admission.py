@@ -13,6 +13,10 @@ connections or by reconnecting:
 A shared budget is kept while a connection uses it and afterwards until it has refilled (a
 full bucket is the same as a new one), so a flooder that reconnects finds it as it left it.
 
+Plain HTTP requests (the JSON API, the web client's files) are charged to their address's
+budget too (:meth:`Admission.http_wait`; a listing costs more than a file), and refused with
+HTTP 429 and ``Retry-After`` when it is spent.
+
 Two caps: at most ``Limits.max_connections_per_address`` websocket connections from one
 address (more are refused at the handshake, HTTP 429), and at most ``Limits.max_guests``
 guest sessions connected at once (a guest ``hello`` beyond it is answered ``rate_limited``).
@@ -76,6 +80,20 @@ class Admission:
     def guests_full(self) -> bool:
         """Whether a new guest session must be refused."""
         return self.guests >= self.limits.max_guests
+
+    def http_wait(self, address: str, cost: float, now: float) -> float:
+        """A plain HTTP request (the JSON API, the web client's files) from ``address``:
+        charged to the address's budget, like a guest's message. Seconds to wait before
+        asking again (0: served now, and charged ``cost``)."""
+        self._hold(self._addresses, address, now)
+        try:
+            bucket = self._addresses[address].bucket
+            wait = bucket.wait(now)
+            if wait == 0.0:
+                bucket.spend(cost)
+            return wait
+        finally:
+            self._release(self._addresses, address)
 
     # ---- a connection's life -------------------------------------------------------------------
 

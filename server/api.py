@@ -1,7 +1,8 @@
 """The JSON API of games and matches, served over plain HTTP through a hub's routes.
 
 * ``/api/games``          — every game's static info
-* ``/api/matches``        — live matches, then finished ones from storage (newest first)
+* ``/api/matches``        — live matches, then finished ones from storage (newest first),
+  at most :data:`LIST_LIMIT` (the websocket's ``list_matches`` pages through all of them)
 * ``/api/matches/<id>``   — a live match: its public summary only; a finished match: its
   summary and its replay record (actions included, never the seed)
 
@@ -20,7 +21,7 @@ from server.http import error_body
 from server.hub import Hub
 
 LIST_LIMIT = 200
-"""Finished matches read from storage for ``/api/matches``."""
+"""Matches listed by ``/api/matches`` at most."""
 
 
 class MatchApi:
@@ -37,11 +38,11 @@ class MatchApi:
     async def matches(self, path: str) -> tuple[int, Any]:
         hub = self.hub
         if path == "/api/matches":
-            live = hub.match_summaries()
+            live = hub.match_summaries()[:LIST_LIMIT]
             shown = {m["match_id"] for m in live}
             rows = await asyncio.to_thread(hub.store.list_matches, limit=LIST_LIMIT)
-            return 200, {"matches": live + [row.summary() for row in rows
-                                            if row.id not in shown]}
+            matches = live + [row.summary() for row in rows if row.id not in shown]
+            return 200, {"matches": matches[:LIST_LIMIT]}
         match_id = path[len("/api/matches/"):]
         found = hub.find_match(match_id)
         if found is not None:

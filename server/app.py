@@ -30,6 +30,7 @@ import collections
 import contextlib
 import gc
 import itertools
+import math
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -98,6 +99,17 @@ def server_version() -> str:
         return metadata.version("tabletop-arena")
     except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
         return "0.0.0"
+
+
+def http_cost(path: str) -> int:
+    """What a plain HTTP request costs its address's budget, in the tokens a message costs
+    (PROTOCOL.md section 8): a listing of matches like a page of 200, other JSON like a
+    leaderboard, a file or a health check like a ping."""
+    if path == "/api/matches":
+        return 21
+    if path.startswith("/api/"):
+        return 5
+    return 1
 
 
 def tune_gc() -> None:
@@ -295,11 +307,20 @@ class ArenaServer:
         return None if chosen is None else Subprotocol(chosen)
 
     async def _process_request(self, connection: ServerConnection, request: Any) -> Any:
-        if request.path.split("?", 1)[0] == WS_PATH:
+        path = request.path.split("?", 1)[0]
+        if path == WS_PATH:
             refusal = self.admission.refusal(peer_address(connection))
             if refusal is not None:  # refused before the handshake costs anything more
                 response = connection.respond(HTTPStatus.TOO_MANY_REQUESTS, refusal + "\n")
                 response.headers["Retry-After"] = "1"
+                return response
+        else:
+            wait = self.admission.http_wait(peer_address(connection), http_cost(path),
+                                            self._clock())
+            if wait > 0:
+                response = connection.respond(HTTPStatus.TOO_MANY_REQUESTS,
+                                              "too many requests from your address\n")
+                response.headers["Retry-After"] = str(max(1, math.ceil(wait)))
                 return response
         return await http.respond(self._routes, connection, request, self.ws_url)
 

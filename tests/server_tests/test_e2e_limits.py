@@ -5,6 +5,8 @@ listings come in pages."""
 from __future__ import annotations
 
 import asyncio
+import urllib.error
+import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -152,3 +154,30 @@ async def test_paging_lists_every_match_once(server: ArenaServer) -> None:
     ref = await a.send({"type": "list_matches", "game": "no-such-game"})
     assert (await a.expect_reply(ref)) == {"type": "matches", "ref": ref, "matches": [],
                                            "next": None}
+
+
+def _get(url: str) -> tuple[int, str | None]:
+    """GET ``url``: (status, Retry-After)."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as reply:
+            return reply.status, reply.headers.get("Retry-After")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers.get("Retry-After")
+
+
+@limits(address_rate_per_s=5, address_burst=60)
+async def test_plain_http_requests_spend_their_address_budget_too(
+        limited: ArenaServer) -> None:
+    """Listing matches over HTTP costs like a page of 200: an address that keeps asking is
+    answered 429 with Retry-After (its websocket hellos wait too), while a client from
+    another address goes on being served."""
+    url = f"{limited.http_url}/api/matches"
+    statuses = [await asyncio.to_thread(_get, url) for _ in range(6)]
+    assert [s for s, _ in statuses[:2]] == [200, 200]
+    refused = [(s, after) for s, after in statuses if s == 429]
+    assert refused and all(after is not None and int(after) >= 1 for _, after in refused)
+    token = await asyncio.to_thread(limited.store.create_account, "http-neighbour", "bot")
+    player = await WsClient.open(limited.ws_url, local_addr=("127.0.0.2", 0))
+    assert (await player.hello(token=token))["type"] == "welcome"
+    ref = await player.send({"type": "ping"})
+    assert (await player.expect_reply(ref))["type"] == "pong"

@@ -22,7 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("tools.commands.run", "the main job: a server with house bots (make run)"),
     "play": ("server.commands.play", "play one seeded match in-process and print it"),
     "golden": ("tools.commands.golden", "regenerate or check the golden playthroughs"),
-    "bench": ("tools.commands.bench", "benchmarks: engine, server, ladder, strength, bot"),
+    "bench": ("tools.commands.bench", "benchmarks: engine, server, ladder, strength, bot, spy"),
     "serve": ("server.commands.serve", "run the websocket server alone"),
     "replay": ("server.commands.replay", "print or export a finished match"),
     "account": ("server.commands.account", "create or list accounts (bearer tokens)"),

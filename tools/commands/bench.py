@@ -20,6 +20,7 @@ BENCHMARKS: dict[str, str] = {
     "ladder": "tools.bench.ladder",
     "strength": "tools.commands.bench_strength",
     "bot": "tools.commands.bench_bot",
+    "spy": "tools.bench.spy",
 }
 
 

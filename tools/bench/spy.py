@@ -168,7 +168,9 @@ def plan_patterns(state: State, plans: Mapping[int, Any]
             what = f"seat {seat}'s pending plan (piece {piece} to [{x}, {y}])"
             texts[f'"{piece}":[{x},{y}]'] = what
             patterns.append((re.compile(rf"\[{piece},-?\d+,-?\d+,{x},{y}\]"), what))
-            patterns.append((re.compile(rf'"id":{piece},[^{{}}]*"x":{x},"y":{y}[,}}]'), what))
+            # A piece of a view (a treasure has an id, x and y too, but no team).
+            patterns.append((re.compile(rf'"id":{piece},"team":\d+,"x":{x},"y":{y}[,}}]'),
+                             what))
     return texts, patterns
 
 
@@ -270,7 +272,7 @@ def self_test() -> list[str]:
     # Boundary: one seat's plan in, the other's not yet.
     boundary = registry.get("boundary")
     b = MatchRunner("spy-self-test-b", boundary, [SeatInfo("a", "bot"), SeatInfo("b", "bot")],
-                    None, 7)
+                    None, (1 << 62) + 7)
     b.start(0.0)
     piece, (x, y) = "0", b.state["pieces"][0]
     plan = {"turn": b.state["turn"], "moves": {piece: [x + 3, y]}}
@@ -281,6 +283,13 @@ def self_test() -> list[str]:
         missed.append("a pending Boundary plan in an event")
     if find_leak({"type": "events", "walks": [[0, x, y, x + 3, y]]}, spectators, "json") is None:
         missed.append("a pending Boundary plan as a walk")
+    moved = {"id": 0, "team": 0, "x": x + 3, "y": y, "blob": 0}
+    if find_leak({"type": "match_start", "view": {"pieces": [moved]}}, spectators,
+                 "json") is None:
+        missed.append("a piece shown at its pending target")
+    treasure = {"id": 0, "x": x + 3, "y": y, "value": 1}
+    if find_leak({"type": "x", "view": {"treasures": [treasure]}}, spectators, "json"):
+        missed.append("a treasure where a pending plan goes counted as the plan")
     if find_leak({"type": "x", "note": "ok"}, secrets_of(b, 0), "json") is not None:
         missed.append("a seat's own plan counted as its secret")
     # An error that tells a seat a card the opponent holds (the differential check).

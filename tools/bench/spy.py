@@ -31,10 +31,12 @@ action, an old action of their own, an answer without an open request), time out
 or the game's default action), disconnect and come back, and a seat or a spectator resyncs
 (``match_start`` and the open request again); a spectator asks for the live replay with
 views, and, once over, the finished replay. Every viewer asked for views, so every
-``events`` message carries one. Each match is encoded as JSON or msgpack, alternately.
+``events`` message carries one. Each match is encoded as JSON or msgpack, alternately, and
+plays options drawn from its seed (:func:`match_options`).
 
 Figures: matches/s and messages checked per game, and leaks found (0). The first leak is
-printed with the seed that reproduces it, and the exit status is then 1.
+printed with the seed that reproduces it, and the exit status is then 1 (2 if the spy's own
+:func:`self_test` fails: a spy that misses planted leaks proves nothing).
 """
 
 from __future__ import annotations
@@ -67,9 +69,10 @@ HELP = ("spy: seeded random matches of every game, every message a seat or spect
 DEFAULT_MATCHES = 10_000
 """Matches per game with a secret beyond the seed unless ``--matches`` says otherwise."""
 
-SEED_ONLY_SHARE = 10
+SEED_ONLY_SHARE = 100
 """A game whose only secret is the seed (perfect information, turn by turn) plays this many
-times fewer matches: its random matches are long, and there is one thing to find."""
+times fewer matches: its random matches are long (a random Chexers match sends some 3,000
+messages, a Battle Line one 370) and the seed is searched for in every message of each."""
 
 BOUNDARY_TURNS = (1, 12)
 """The turn limits a spied Boundary match is drawn from: its secret (a plan pending) is the

@@ -27,7 +27,8 @@ the error must come out the same, word for word.
 
 Besides answering each request with a random legal action (or a random plan), the spy's
 seats now and then answer wrongly (a stale request id, a malformed action, another seat's
-action, an old action of their own, an answer without an open request), time out (a loss,
+action, an old action of their own, an answer without an open request, in Battle Line a
+claim of any flag, so that unprovable claims bring counter-examples), time out (a loss,
 or the game's default action), disconnect and come back, and a seat or a spectator resyncs
 (``match_start`` and the open request again); a spectator asks for the live replay with
 views, and, once over, the finished replay. Every viewer asked for views, so every
@@ -411,9 +412,9 @@ class SpyMatch:
 
     def wrong_answer(self, seat: int, seats: list[int], request_id: str | None, action: Any
                      ) -> tuple[int, str | None, Any]:
-        """A wrong answer of one of five kinds (see the module docstring)."""
+        """A wrong answer of one of six kinds (see the module docstring)."""
         rng = self.rng
-        kind = rng.randrange(5)
+        kind = rng.randrange(6)
         if kind == 0 and seat in self.old_ids:
             return seat, self.old_ids[seat], action
         if kind == 1:
@@ -428,6 +429,9 @@ class SpyMatch:
         if kind == 4 and idle:
             other = rng.choice(idle)
             return other, self.old_ids.get(other), self.sent.get(other, action)
+        refused = REFUSED.get(self.game.info.name)
+        if kind == 5 and refused is not None:
+            return seat, request_id, refused(rng)
         return seat, request_id, action
 
     def check(self, out: Sequence[Outgoing], secrets: dict[Viewer, Secrets] | None = None
@@ -459,6 +463,14 @@ class SpyMatch:
                                              self.step, viewer, what, message))
                 return False
         return True
+
+
+REFUSED: dict[str, Callable[[random.Random], Any]] = {
+    # A claim of any flag: mostly refused, and an unprovable one names a counter-example
+    # drawn from the unseen cards, the other hand's included (which must not matter).
+    "battleline": lambda rng: {"type": "claim", "flag": rng.randint(1, 9)},
+}
+"""Per game, a well-formed action the rules often refuse, for the spy's wrong answers."""
 
 
 def has_secrets(game: Game) -> bool:

@@ -368,8 +368,8 @@ class SpyMatch:
                     return False
             if rng.random() < chances.reconnect:
                 seat = rng.choice(seats)
-                runner.disconnected(seat, self.now)  # to the others; checked with reconnected
-                if not self.check(runner.reconnected(seat, self.now)):
+                if not (self.check(runner.disconnected(seat, self.now))
+                        and self.check(runner.reconnected(seat, self.now))):
                     return False
             if rng.random() < chances.live_replay and not self.check(
                     [(None, render_for(runner, None, "replay", views=True))]):

@@ -15,9 +15,10 @@ message is sent, never from the rendered views (a leaky view must not vouch for 
   by the engine (each draw is a chance node of the seeded generator), so "the next card" is
   one of the undrawn ones, and the seed that decides it is searched for as well;
 * simultaneous games (Boundary): another seat's committed plan until the resolution, as the
-  plan's ``"piece":[x,y]`` entries, a ``[piece, x0, y0, x, y]`` walk or a piece shown at
-  its target. Moves that cannot be told from public facts (a piece staying put, a move the
-  previous turn's public plans already hold) are not counted: no message could reveal them.
+  plan's ``"piece":[x,y]`` entries, its text (``piece>x,y``), a ``[piece, x0, y0, x, y]``
+  walk or a piece shown at its target. Moves that cannot be told from public facts (a piece
+  staying put, a move the previous turn's public plans already hold) are not counted: no
+  message could reveal them.
 
 A rejected action's ``illegal_action`` error may name a card the viewer does not hold (the
 card it sent, or a claim's counter-example drawn from every unseen troop card): its
@@ -171,6 +172,7 @@ def plan_patterns(state: State, plans: Mapping[int, Any]
                 continue
             what = f"seat {seat}'s pending plan (piece {piece} to [{x}, {y}])"
             texts[f'"{piece}":[{x},{y}]'] = what
+            texts[f"{piece}>{x},{y}"] = what  # as Boundary.action_text writes a plan
             patterns.append((re.compile(rf"\[{piece},-?\d+,-?\d+,{x},{y}\]"), what))
             # A piece of a view (a treasure has an id, x and y too, but no team).
             patterns.append((re.compile(rf'"id":{piece},"team":\d+,"x":{x},"y":{y}[,}}]'),
@@ -285,6 +287,9 @@ def self_test() -> list[str]:
     if find_leak({"type": "events", "events": [{"type": "committed", "seat": 0, "action": plan}]},
                  spectators, "json") is None:
         missed.append("a pending Boundary plan in an event")
+    if find_leak({"type": "error", "message": f"not {boundary.action_text(plan)}"},
+                 spectators, "json") is None:
+        missed.append("a pending Boundary plan as text")
     if find_leak({"type": "events", "walks": [[0, x, y, x + 3, y]]}, spectators, "json") is None:
         missed.append("a pending Boundary plan as a walk")
     moved = {"id": 0, "team": 0, "x": x + 3, "y": y, "blob": 0}

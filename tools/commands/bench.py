@@ -22,6 +22,7 @@ BENCHMARKS: dict[str, str] = {
     "fuzz": "tools.bench.fuzz",
     "strength": "tools.commands.bench_strength",
     "bot": "tools.commands.bench_bot",
+    "spy": "tools.bench.spy",
 }
 
 

@@ -153,10 +153,12 @@ def decode_json(text: str) -> Message:
     Integers are exact within 64 bits; a larger one is read as a float.
 
     orjson parses (4x faster than the standard library on small messages) but keeps the last
-    of repeated keys. The repeat check is nearly free: every member of an object has its
-    ``:`` outside strings, so when the frame holds no more ``:`` than the parsed objects have
-    members, no key was repeated. Only a frame with ``:`` inside strings, or with a repeat,
-    pays a second, exact parse."""
+    of repeated keys. The repeat check is nearly free, all in C: a repeated key is one member
+    the parse dropped, so the frame holds one ``:`` more than the message written back
+    (``:`` inside strings are in both; a ``\\u`` escape could write one back that the frame
+    does not spell, so a frame with one is parsed exactly). The depth is walked only when the
+    frame has more brackets than :data:`MAX_DEPTH`. Only a frame with an escape, a repeat or
+    many brackets pays a second, exact parse."""
     if orjson is None:  # pragma: no cover - orjson is a dependency
         return _decode_json_exactly(text)
     try:
@@ -164,8 +166,9 @@ def decode_json(text: str) -> Message:
     except orjson.JSONDecodeError as exc:
         raise ProtocolError(ErrorCode.MALFORMED, _json_syntax_error(exc)) from None
     message = _require_object(value)
-    if text.count(":") != _members(message, 1):
-        _decode_json_exactly(text)
+    if (text.count("{") + text.count("[") > MAX_DEPTH or "\\u" in text
+            or text.count(":") != orjson.dumps(message).count(b":")):
+        _decode_json_exactly(text)  # raises on a repeated key or a too deep message
     return message
 
 

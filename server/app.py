@@ -278,10 +278,13 @@ class ArenaServer:
         states: dict[str, dict[str, Any]] = {}
         for live in self.live.values():
             new = live.unpersisted()
-            if new or every:
+            if new or every or live.reseated:
                 entries.extend(new)
                 moves[live.match_id] = live.moves
-                states[live.match_id] = live.live_state()
+                state = live.live_state()
+                if state != live.stored_state:  # (an untimed match's seldom changes)
+                    states[live.match_id] = live.stored_state = state
+                live.reseated = False
         self.store.append_actions(entries, moves, states)
 
     async def _persist_loop(self) -> None:

@@ -48,6 +48,10 @@ class LiveMatch:
         self._loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = None
         self.frozen = False  # the server is stopping: timers stay off
+        # The live state last handed to the store, and whether a seat came back since (the
+        # server persists both with the match's progress).
+        self.stored_state: dict[str, Any] | None = None
+        self.reseated = False
         self._frozen_state: dict[str, Any] | None = None
         self.log = log.bind(match_id=runner.match_id, game=runner.game.info.name)
         runner.spectated = False  # no spectator yet: no spectators' copy of the events
@@ -121,7 +125,8 @@ class LiveMatch:
     # ---- driving ---------------------------------------------------------------------------
 
     def start(self, ref_for: tuple[Session, Any] | None = None) -> None:
-        self.recorder.started(self.started_at, self.live_state())
+        self.stored_state = self.live_state()
+        self.recorder.started(self.started_at, self.stored_state)
         self.log.info("match_start", seats=[s.name for s in self.seating])
         self.refresh_views()
         out = self.runner.start(self.now())
@@ -192,6 +197,7 @@ class LiveMatch:
 
     def seat_back(self, session: Session) -> None:
         self.refresh_views()  # the new hello may have asked otherwise
+        self.reseated = True  # a restored seat's session has a new token: store its hash
         out: list[Outgoing] = []
         for seat in self.seats_of(session):
             out.extend(self.runner.reconnected(seat, self.now()))

@@ -121,6 +121,14 @@ MESSAGE_COSTS: Final[Mapping[str, int]] = {
 ENTRIES_PER_TOKEN: Final = 10
 """A listing also costs a token per this many entries it may return (its ``limit``)."""
 PAGED_TYPES: Final = frozenset({"list_matches", "list_ladder_matches"})
+REPLAY_STEPS_PER_TOKEN: Final = 5
+"""A ``get_replay`` also costs a token per this many steps of the replay it gets (charged
+once it is built), and eight times as many when its steps carry views."""
+
+
+def replay_cost(steps: int, views: bool) -> int:
+    """What a replay of ``steps`` steps costs beyond ``get_replay``'s own tokens."""
+    return (steps * (8 if views else 1)) // REPLAY_STEPS_PER_TOKEN
 
 
 def page_limit(message: Mapping[str, Any]) -> int:

@@ -264,6 +264,17 @@ class ServerSession:
                 bucket.spend(tokens)
             self._charged = (buckets, 1 + tokens)
 
+    def charge_more(self, tokens: int) -> None:
+        """Charge the last message ``tokens`` more, to every budget it was charged to: for
+        a handler that learns what its answer cost only once it has built it (a replay
+        grows with its match). The budgets may go into debt: what the client sends next
+        waits for it."""
+        if tokens > 0:
+            buckets, cost = self._charged
+            for bucket in buckets:
+                bucket.spend(tokens)
+            self._charged = (buckets, cost + tokens)
+
     def refund(self) -> None:
         """Give back what the last message cost, to every budget it was charged to. For
         messages the server asked for (an ``action`` answering an open request): a fast bot

@@ -44,7 +44,13 @@ from websockets.typing import Subprotocol
 
 from engine import registry
 from protocol import DEFAULT_LIMITS, Limits, ServerSession, encoding_of, select_subprotocol
-from protocol.messages import CLOSE_POLICY_VIOLATION, SUBPROTOCOLS, WS_PATH, page_limit
+from protocol.messages import (
+    CLOSE_POLICY_VIOLATION,
+    SUBPROTOCOLS,
+    WS_PATH,
+    page_limit,
+    replay_cost,
+)
 from server import http
 from server.admission import GUEST_RETRY_AFTER_S, Admission, Admitted
 from server.api import MatchApi
@@ -905,12 +911,15 @@ class ArenaServer:
                           ) -> None:
         live = self.find_match(msg["match_id"])
         if live is not None:
-            conn.protocol.reply(msg, live.replay(views=session.views))
-            return
-        row = await asyncio.to_thread(self.store.get_match, msg["match_id"])
-        if row is None or row.status == "live":
-            raise LobbyError("not_found", "no such finished match")
-        conn.protocol.reply(msg, stored_replay(row, views=session.views))
+            replay = live.replay(views=session.views)
+        else:
+            row = await asyncio.to_thread(self.store.get_match, msg["match_id"])
+            if row is None or row.status == "live":
+                raise LobbyError("not_found", "no such finished match")
+            replay = stored_replay(row, views=session.views)
+        # A replay costs what it took to build: the longer the match, the more.
+        conn.protocol.charge_more(replay_cost(len(replay["steps"]), session.views))
+        conn.protocol.reply(msg, replay)
 
 
 def peer_address(connection: ServerConnection) -> str:

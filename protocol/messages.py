@@ -103,6 +103,12 @@ class Limits:
     max_guests: int = 1024
     """More guest sessions connected at once are refused (``hello`` answered
     ``rate_limited``); accounts may still log in."""
+    guests_rate_per_s: float = 300.0
+    """The budget all guests share for their costly messages (those costing more than one
+    token: listings, replays, …), refilled this fast: however many addresses a flood comes
+    from, it buys at most this much of the server's time."""
+    guests_burst: int = 600
+    """That budget's capacity."""
 
     def to_json(self) -> dict[str, Any]:
         return {"max_frame_bytes": self.max_frame_bytes, "rate_per_s": self.rate_per_s,

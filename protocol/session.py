@@ -151,6 +151,9 @@ class ServerSession:
         self.shared: tuple[TokenBucket, ...] = ()
         """The budgets this connection shares with others (its account's, or its address's),
         charged with :attr:`bucket`; the server sets them."""
+        self.costly: TokenBucket | None = None
+        """For a guest: the budget every guest shares for messages that cost more than a
+        token (the server sets it); such a message is refused while it is spent."""
         self.strikes = 0
         """Messages refused by the rate limiter in the current flood."""
         self._refused_at = float("-inf")
@@ -211,7 +214,15 @@ class ServerSession:
                 raise ProtocolError(ErrorCode.UNAUTHORIZED,
                                     "send hello first and wait for welcome")
             validate_client_message(message)
-            self._charge(message_cost(message) - 1)
+            cost = message_cost(message)
+            if cost > 1 and self.costly is not None:  # a guest's listing, replay, …
+                wait = self.costly.wait(now)
+                if wait > 0.0:
+                    self._rate_limited(self.costly, wait, now, ref)
+                    return
+                self._charged = ((*self._charged[0], self.costly), 1)
+                self.costly.spend(1.0)
+            self._charge(cost - 1)
             if kind == "hello":
                 self._hello(message)
                 return
@@ -238,14 +249,19 @@ class ServerSession:
                 bucket.spend(1.0)
             self._charged = (buckets, 1)
             return True
+        self._rate_limited(buckets[waits.index(retry_after)], retry_after, now, ref)
+        return False
+
+    def _rate_limited(self, empty: TokenBucket, retry_after: float, now: float,
+                      ref: Any) -> None:
+        """Refuse a message because ``empty`` is spent (a strike; too many close)."""
         if now - self._refused_at >= self.limits.burst / self.limits.rate_per_s:
             self.strikes = 0
         self._refused_at = now
         self.strikes += 1
         if self.strikes > self.limits.abuse_strikes:
             self._close(CLOSE_POLICY_VIOLATION, "rate limit exceeded")
-            return False
-        empty = buckets[waits.index(retry_after)]
+            return
         self._pause = retry_after
         self._send_message(error_message(
             ErrorCode.RATE_LIMITED,
@@ -254,7 +270,6 @@ class ServerSession:
             ref=ref, details={"budget": empty.name, "rate_per_s": empty.rate,
                               "burst": int(empty.capacity)},
             retry_after=retry_after))
-        return False
 
     def _charge(self, tokens: int) -> None:
         """Charge the rest of the message's cost (its first token was taken on arrival)."""

@@ -17,6 +17,10 @@ Plain HTTP requests (the JSON API, the web client's files) are charged to their 
 budget too (:meth:`Admission.http_wait`; a listing costs more than a file), and refused with
 HTTP 429 and ``Retry-After`` when it is spent.
 
+Guests also share one budget, server-wide, for their costly messages (those costing more
+than a token: listings, replays): a flood spread over many addresses still buys at most
+``Limits.guests_rate_per_s`` tokens of the server's time a second.
+
 Two caps: at most ``Limits.max_connections_per_address`` websocket connections from one
 address (more are refused at the handshake, HTTP 429), and at most ``Limits.max_guests``
 guest sessions connected at once (a guest ``hello`` beyond it is answered ``rate_limited``).
@@ -67,6 +71,7 @@ class Admission:
         """Connections that speak for a guest session."""
         self._addresses: dict[str, _Shared] = {}
         self._accounts: dict[str, _Shared] = {}
+        self._guests_costly: TokenBucket | None = None
 
     # ---- caps --------------------------------------------------------------------------------
 
@@ -87,10 +92,15 @@ class Admission:
         asking again (0: served now, and charged ``cost``)."""
         self._hold(self._addresses, address, now)
         try:
-            bucket = self._addresses[address].bucket
-            wait = bucket.wait(now)
+            buckets = [self._addresses[address].bucket]
+            if cost > 1:  # a listing: the guests' shared budget for costly messages too
+                costly = self.costly(Admitted(address), now)
+                assert costly is not None
+                buckets.append(costly)
+            wait = max(bucket.wait(now) for bucket in buckets)
             if wait == 0.0:
-                bucket.spend(cost)
+                for bucket in buckets:
+                    bucket.spend(cost)
             return wait
         finally:
             self._release(self._addresses, address)
@@ -107,6 +117,16 @@ class Admission:
         if admitted.account is not None:
             return (self._accounts[admitted.account].bucket,)
         return (self._addresses[admitted.address].bucket,)
+
+    def costly(self, admitted: Admitted, now: float) -> TokenBucket | None:
+        """The budget every guest (and every connection not yet welcomed) shares for its
+        costly messages, or ``None`` for an account's connection."""
+        if admitted.account is not None:
+            return None
+        if self._guests_costly is None:
+            self._guests_costly = TokenBucket(self.limits.guests_rate_per_s,
+                                              self.limits.guests_burst, now, "guests")
+        return self._guests_costly
 
     def identify(self, admitted: Admitted, account: str, kind: str, now: float) -> None:
         """The connection's session is open, for ``account`` of ``kind`` (a guest's name is

@@ -386,6 +386,7 @@ class ArenaServer:
                           max_bytes=self.send_queue_bytes, turn=self._turn)
         admitted = self._admitted[conn] = self.admission.enter(address, now)
         conn.protocol.shared = self.admission.budgets(admitted)
+        conn.protocol.costly = self.admission.costly(admitted, self._clock())
         self.connections.add(conn)
         conn.log.info("connected", encoding=conn.protocol.encoding,
                       peer=str(ws.remote_address))
@@ -647,6 +648,7 @@ class ArenaServer:
         admitted = self._admitted[conn]
         self.admission.identify(admitted, session.name, session.kind, self._clock())
         conn.protocol.shared = self.admission.budgets(admitted)
+        conn.protocol.costly = self.admission.costly(admitted, self._clock())
         session.away_since = None
         session.views = hello.get("views") is True
         conn.log = conn.log.bind(account=session.name)

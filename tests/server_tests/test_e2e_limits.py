@@ -181,3 +181,25 @@ async def test_plain_http_requests_spend_their_address_budget_too(
     assert (await player.hello(token=token))["type"] == "welcome"
     ref = await player.send({"type": "ping"})
     assert (await player.expect_reply(ref))["type"] == "pong"
+
+
+@limits(guests_rate_per_s=1, guests_burst=21)
+async def test_guests_share_one_budget_for_costly_messages(limited: ArenaServer) -> None:
+    """Listings from guests on two addresses draw on one server-wide budget: the second is
+    refused (budget ``guests``), while a guest's ping and an account's listing are served."""
+    first = await WsClient.open(limited.ws_url)
+    assert (await first.hello(name="g1"))["type"] == "welcome"
+    second = await WsClient.open(limited.ws_url, local_addr=("127.0.0.3", 0))
+    assert (await second.hello(name="g2"))["type"] == "welcome"
+    ref = await first.send({"type": "list_matches", "limit": 200})
+    assert (await first.expect_reply(ref))["type"] == "matches"
+    ref = await second.send({"type": "list_matches", "limit": 200})
+    refused = await second.expect_reply(ref)
+    assert refused["code"] == "rate_limited" and refused["details"]["budget"] == "guests"
+    assert refused["retry_after"] > 0
+    await asyncio.sleep(refused["retry_after"])  # a ping is not a costly message anyway
+    ref = await second.send({"type": "ping"})
+    assert (await second.expect_reply(ref))["type"] == "pong"
+    player = await account_client(limited, "lister")
+    ref = await player.send({"type": "list_matches", "limit": 200})
+    assert (await player.expect_reply(ref))["type"] == "matches"

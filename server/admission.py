@@ -13,9 +13,9 @@ connections or by reconnecting:
 A shared budget is kept while a connection uses it and afterwards until it has refilled (a
 full bucket is the same as a new one), so a flooder that reconnects finds it as it left it.
 
-Plain HTTP requests (the JSON API, the web client's files) are charged to their address's
-budget too (:meth:`Admission.http_wait`; a listing costs more than a file), and refused with
-HTTP 429 and ``Retry-After`` when it is spent.
+Plain HTTP requests for the JSON API are charged to their address's budget too
+(:meth:`Admission.http_wait`; a listing costs more than a leaderboard), and refused with HTTP
+429 and ``Retry-After`` when it is spent.
 
 Guests also share one budget, server-wide, for their costly messages (those costing more
 than a token: listings, replays): a flood spread over many addresses still buys at most

@@ -110,12 +110,12 @@ def server_version() -> str:
 def http_cost(path: str) -> int:
     """What a plain HTTP request costs its address's budget, in the tokens a message costs
     (PROTOCOL.md section 8): a listing of matches like a page of 200, other JSON like a
-    leaderboard, a file or a health check like a ping."""
+    leaderboard; files and health checks nothing."""
     if path == "/api/matches":
         return 21
     if path.startswith("/api/"):
         return 5
-    return 1
+    return 0  # the web client's files, /healthz, /metrics: cheap, and a page loads dozens
 
 
 def tune_gc() -> None:
@@ -323,9 +323,8 @@ class ArenaServer:
                 response = connection.respond(HTTPStatus.TOO_MANY_REQUESTS, refusal + "\n")
                 response.headers["Retry-After"] = "1"
                 return response
-        else:
-            wait = self.admission.http_wait(peer_address(connection), http_cost(path),
-                                            self._clock())
+        elif (cost := http_cost(path)) > 0:
+            wait = self.admission.http_wait(peer_address(connection), cost, self._clock())
             if wait > 0:
                 response = connection.respond(HTTPStatus.TOO_MANY_REQUESTS,
                                               "too many requests from your address\n")

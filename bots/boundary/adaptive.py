@@ -37,6 +37,12 @@ THESIS_TABLE: Mapping[str, str] = {"GT": "GC", "BT": "GC", "GC": "DT", "HC": "DT
 """The counter table the thesis's agent used (rules §11.3)."""
 
 
+SIMULATION_S = 0.1
+"""About what simulating one candidate plan for the lookahead's turns takes on one core (two
+turns of about 100 ticks): with less time than this left, the table's choice is played
+unsimulated, so that a seat short of time answers in milliseconds."""
+
+
 @dataclass(frozen=True)
 class Settings:
     """How the agent plays. ``table``: opponent guess → own strategy; ``opening``: turn 0's
@@ -177,7 +183,8 @@ class AdaptivePlayer:
         """Play each strategy's plan against the model's prediction of the opponent for
         ``lookahead`` turns on the engine and keep the best score difference; the table's
         choice wins ties (and is all there is when ``deadline`` has passed before the second
-        candidate). The chosen strategy's memory advances as if it had planned alone."""
+        candidate, or is too near to simulate even the first: :data:`SIMULATION_S`). The
+        chosen strategy's memory advances as if it had planned alone."""
         me, them = self.team, 1 - self.team
         start = board_from_view(view)
         best: tuple[int, str, dict[int, Point], Strategy] | None = None
@@ -185,7 +192,7 @@ class AdaptivePlayer:
         for name in (preferred, *(n for n in NAMES if n != preferred)):
             if best is not None and deadline is not None and clock() >= deadline:
                 break
-            if best is None and deadline is not None and clock() >= deadline:
+            if best is None and deadline is not None and clock() >= deadline - SIMULATION_S:
                 # No time to compare anything: the table's choice, unsimulated.
                 strategy = self.own[name]
                 self._aim(strategy, name, label, self._predicted[label])

@@ -225,7 +225,7 @@ async def test_a_slow_client_is_dropped_without_harming_others(tmp_path: Path) -
     store = SqliteStore(tmp_path / "slow.sqlite3")
     # Budgets large enough for 90 replays at once: this is about reading, not rate.
     unlimited = Limits(rate_per_s=10_000, burst=10_000, address_rate_per_s=10_000,
-                       address_burst=10_000)
+                       address_burst=10_000, guests_rate_per_s=10_000, guests_burst=10_000)
     server = ArenaServer(store, send_queue_messages=64, send_queue_bytes=256 * 1024,
                          limits=unlimited)
     await server.start("127.0.0.1", 0)

@@ -160,7 +160,8 @@ async def test_no_hidden_card_or_seed_reaches_seat_1_or_a_spectator(tmp_path: Pa
     server = ArenaServer(store, seeds=lambda: next(seeds),
                          limits=Limits(rate_per_s=10_000, burst=10_000,
                                        account_rate_per_s=10_000, account_burst=10_000,
-                                       address_rate_per_s=10_000, address_burst=10_000))
+                                       address_rate_per_s=10_000, address_burst=10_000,
+                                       guests_rate_per_s=10_000, guests_burst=10_000))
     await server.start("127.0.0.1", 0)
     try:
         a = await account_client(server, "seat-zero")

@@ -30,7 +30,8 @@ const CREATE_ACCOUNTS = `
 import json, sys
 from server.storage import SqliteStore
 store = SqliteStore(sys.argv[1])
-print(json.dumps({name: store.create_account(name, "bot") for name in sys.argv[2:]}))
+print(json.dumps({name: store.create_account(name, "bot", house=name.startswith("house-"))
+                  for name in sys.argv[2:]}))
 store.close()
 `;
 

@@ -188,6 +188,6 @@ test('a bot refused a match (no such house bot) says why and exits 1', async () 
   const result = await runExample('random-bot.js', { ARENA_SERVER: arena.url,
     ARENA_TOKEN: arena.tokens['js-random'], ARENA_OPPONENT: 'nobody' });
   assert.equal(result.code, 1);
-  assert.match(result.stderr, /server error not_found: .*nobody/);
+  assert.match(result.stderr, /server error not_found: no bot of that name/);
   assert.match(result.stderr, /the server refused to give us a match: not_found/);
 });

@@ -207,7 +207,10 @@ def test_weights_files_by_name_and_path(tmp_path: Path) -> None:
 def _run(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(argv))
+        try:
+            code = main(list(argv))
+        except SystemExit as exit:  # argparse refusing a value
+            code = int(exit.code or 0)
     return code, out.getvalue(), err.getvalue()
 
 
@@ -232,7 +235,7 @@ def test_arena_tune_barca_writes_a_weights_file_the_bot_loads(tmp_path: Path) ->
     code, _, stderr = _run("tune", "barca", "--start", "nope")
     assert code == 2 and "no weights named 'nope'" in stderr
     code, _, stderr = _run("tune", "barca", "-K", "0")
-    assert code == 2 and "--iterations must be at least 1" in stderr
+    assert code == 2 and "--iterations/-K: must be at least 1" in stderr
     code, _, stderr = _run(*argv[:-2], "--out", str(tmp_path / "missing" / "w.json"))
     assert code == 2 and "--out: no directory" in stderr
     assert log.read_bytes() == before  # refused before touching the log

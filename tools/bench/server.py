@@ -55,7 +55,6 @@ from pathlib import Path
 from typing import Any
 
 from engine import registry
-from protocol import Limits
 from server.app import ArenaServer, tune_gc
 from server.commands.arguments import positive_int
 from server.logs import configure_logging
@@ -70,6 +69,7 @@ from tools.bench.measure import (
     print_table,
     stderr_progress,
 )
+from tools.bench.server_host import LOAD_LIMITS
 
 HELP = "actions/s and action round trips through a live server with many concurrent matches"
 
@@ -119,10 +119,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 DEFAULT_MATCHES = (1, 10, 100, 500)
-LOAD_LIMITS = Limits(max_connections_per_address=1 << 20, max_guests=1 << 20,
-                     address_rate_per_s=1e9, address_burst=1 << 30)
-"""The load generator's thousand guests come from one address: no cap or shared budget may
-stop them (this bench measures the server's speed, not its limits)."""
 RUN_TIMEOUT_S = 180.0
 """A load generator that has not finished by then (set-up included) is killed."""
 

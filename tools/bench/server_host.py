@@ -26,9 +26,19 @@ import sys
 import tempfile
 from pathlib import Path
 
+from protocol import Limits
+
 FD_SPARE = 64
 """File descriptors a process needs besides its connections (stdio, the listening socket,
 SQLite, the event loop's own)."""
+
+
+LOAD_LIMITS = Limits(max_connections_per_address=1 << 20, max_guests=1 << 20,
+                     address_rate_per_s=1e9, address_burst=1 << 30,
+                     guests_rate_per_s=1e9, guests_burst=1 << 30)
+"""The load generators' thousands of guests come from one address: no cap or shared budget
+may stop them (these benches measure the server's speed and memory, not its limits;
+``arena bench flood`` measures those)."""
 
 
 def raise_fd_limit(wanted: int) -> int:
@@ -65,7 +75,7 @@ async def serve(kind: str, grace: float, connections: int) -> None:
 
             configure_logging("error")
             store = SqliteStore(Path(tmp) / "bench.sqlite3")
-            arena = ArenaServer(store, grace_s=grace)
+            arena = ArenaServer(store, grace_s=grace, limits=LOAD_LIMITS)
             await arena.start("127.0.0.1", 0)
             tune_gc()
             url = arena.ws_url

@@ -94,9 +94,7 @@ class Admission:
         try:
             buckets = [self._addresses[address].bucket]
             if cost > 1:  # a listing: the guests' shared budget for costly messages too
-                costly = self.costly(Admitted(address), now)
-                assert costly is not None
-                buckets.append(costly)
+                buckets.append(self._guests_budget(now))
             wait = max(bucket.wait(now) for bucket in buckets)
             if wait == 0.0:
                 for bucket in buckets:
@@ -121,8 +119,9 @@ class Admission:
     def costly(self, admitted: Admitted, now: float) -> TokenBucket | None:
         """The budget every guest (and every connection not yet welcomed) shares for its
         costly messages, or ``None`` for an account's connection."""
-        if admitted.account is not None:
-            return None
+        return None if admitted.account is not None else self._guests_budget(now)
+
+    def _guests_budget(self, now: float) -> TokenBucket:
         if self._guests_costly is None:
             self._guests_costly = TokenBucket(self.limits.guests_rate_per_s,
                                               self.limits.guests_burst, now, "guests")

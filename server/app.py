@@ -269,8 +269,7 @@ class ArenaServer:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(5):
                     await self._server.wait_closed()
-        self.persist_progress(every=True)
-        await asyncio.to_thread(self.store.flush)
+        await asyncio.to_thread(self.store.flush)  # (progress was handed over on freezing)
         log.info("stopped", live_matches=len(self.live))
 
     def persist_progress(self, every: bool = False) -> None:

@@ -16,6 +16,7 @@ no offers (seeks, autoplay, ladder): the client makes them again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import secrets
 from dataclasses import dataclass, field
@@ -46,15 +47,12 @@ class Session:
     away_since: float | None = None
     views: bool = False            # hello.views: events (and replays) carry views
     credential: str | None = None  # token_hash of the account token it logged in with
-    _hash: tuple[str, str] | None = field(default=None, repr=False)  # (token, its SHA-256)
+    restored_from: str | None = None  # restored after a restart: its old token's hash
 
-    @property
+    @functools.cached_property
     def resume_hash(self) -> str:
-        """The SHA-256 of the resume token: what storage keeps of it."""
-        cached = self._hash
-        if cached is None or cached[0] != self.token:
-            cached = self._hash = (self.token, token_hash(self.token))
-        return cached[1]
+        """The SHA-256 of the resume token (which never changes): what storage keeps."""
+        return token_hash(self.token)
 
     @property
     def account(self) -> dict[str, str]:
@@ -120,13 +118,14 @@ class Sessions:
         session.away_since = now
         if resume_hash is not None:
             self._by_hash[resume_hash] = session
+            session.restored_from = resume_hash
         return session
 
     def claimed(self, session: Session) -> None:
         """``session`` has a connection again: its old resume token no longer names it."""
-        if self._by_hash:
-            for key in [k for k, s in self._by_hash.items() if s is session]:
-                del self._by_hash[key]
+        if session.restored_from is not None:
+            self._by_hash.pop(session.restored_from, None)
+            session.restored_from = None
 
     def online(self, name: str) -> list[Session]:
         """Connected sessions of an account name."""

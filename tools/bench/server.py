@@ -56,7 +56,12 @@ from typing import Any
 
 from engine import registry
 from server.app import ArenaServer, tune_gc
-from server.commands.arguments import positive_int
+from server.commands.arguments import (
+    non_negative_float,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
 from server.logs import configure_logging
 from server.storage import SqliteStore
 from tools.bench import game_path, server_scale
@@ -89,31 +94,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     scale = p.add_argument_group(
         "scale runs (issue #22; any of these runs them instead of the levels above, each "
         "server in a process of its own: tools.bench.server_scale)")
-    scale.add_argument("--idle", type=int, nargs="?", const=20_000, default=0, metavar="N",
+    scale.add_argument("--idle", type=non_negative_int, nargs="?", const=20_000, default=0,
+                       metavar="N",
                        help="N idle connections to the arena and to a bare websockets server: "
                             "memory per connection (default N 20000)")
-    scale.add_argument("--paced", type=int, nargs="?", action="append", const=5_000,
+    scale.add_argument("--paced", type=positive_int, nargs="?", action="append", const=5_000,
                        default=None, metavar="M",
                        help="M live matches at --rate actions/s each: action round trip "
                             "p50/p99 (repeatable; default M 5000)")
-    scale.add_argument("--rate", type=float, default=1.0,
+    scale.add_argument("--rate", type=positive_float, default=1.0,
                        help="actions per second per match in --paced (default 1)")
-    scale.add_argument("--load-processes", type=int, default=2,
+    scale.add_argument("--load-processes", type=positive_int, default=2,
                        help="load-generator processes for --idle and --paced (default 2)")
-    scale.add_argument("--slow-reader", type=int, nargs="?", const=5, default=0, metavar="K",
+    scale.add_argument("--slow-reader", type=non_negative_int, nargs="?", const=5, default=0,
+                       metavar="K",
                        help="K clients, one after another, that watch matches and never "
                             "read: each dropped, the server's RSS flat (default K 5)")
-    scale.add_argument("--slow-matches", type=int, default=100,
+    scale.add_argument("--slow-matches", type=positive_int, default=100,
                        help="matches playing at once behind --slow-reader (default 100)")
-    scale.add_argument("--slow-timeout", type=float, default=60.0,
+    scale.add_argument("--slow-timeout", type=positive_float, default=60.0,
                        help="seconds a slow reader waits to be dropped (default 60)")
-    scale.add_argument("--slow-baseline", type=float, default=5.0,
+    scale.add_argument("--slow-baseline", type=non_negative_float, default=5.0,
                        help="seconds of the background alone before the slow readers "
                             "(default 5)")
-    scale.add_argument("--disconnects", type=int, nargs="?", const=100, default=0,
+    scale.add_argument("--disconnects", type=non_negative_int, nargs="?", const=100, default=0,
                        metavar="D", help="D matches with one seat cut mid-match, half of "
                                          "them resuming: how each ends (default D 100)")
-    scale.add_argument("--grace", type=float, default=3.0,
+    scale.add_argument("--grace", type=positive_float, default=3.0,
                        help="the server's disconnect grace in --disconnects (default 3 s)")
     add_common(p, repeat=3, seconds=3.0)
 

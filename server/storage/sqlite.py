@@ -81,9 +81,13 @@ class SqliteStore(Store):
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._closed = False
         self._error: BaseException | None = None
+        self._writer_ready = threading.Event()
         self._writer = threading.Thread(target=self._write_loop, name="arena-store-writer",
                                         daemon=True)
         self._writer.start()
+        # The writer opens the file before the store is handed out: every connection is to
+        # the file this store checked (check_writable compares against it).
+        self._writer_ready.wait()
         self._ladder = SqliteLadderStore(self)
 
     def _connect(self, check_same_thread: bool = True, *,
@@ -98,7 +102,10 @@ class SqliteStore(Store):
     # ---- writer ----------------------------------------------------------------------------
 
     def _write_loop(self) -> None:
-        conn = self._connect()
+        try:
+            conn = self._connect()
+        finally:
+            self._writer_ready.set()
         while True:
             first = self._queue.get()
             if first is None:

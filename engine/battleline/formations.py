@@ -137,24 +137,23 @@ class Completion:
 # ---- the search -----------------------------------------------------------------------------
 
 
-def _cover(wilds: Sequence[int], run: int, missing: int) -> int | None:
-    """Value bits the wild cards take inside ``run`` (one distinct value each, allowed by
-    their masks) so that every bit of ``missing`` is taken; ``None`` if impossible."""
-    n = len(wilds)
-
-    def place(k: int, used: int) -> int | None:
-        if k == n:
-            return used if missing & ~used == 0 else None
-        options = run & wilds[k] & ~used
-        while options:
-            low = options & -options
-            options ^= low
-            found = place(k + 1, used | low)
-            if found is not None:
-                return found
-        return None
-
-    return place(0, 0)
+def _cover(wilds: Sequence[int], run: int, missing: int, k: int = 0, used: int = 0
+           ) -> int | None:
+    """Value bits the wild cards ``wilds[k:]`` take inside ``run`` (one distinct value each,
+    allowed by their masks, none of ``used``) so that every bit of ``missing`` is taken
+    (``used`` included in the answer); ``None`` if impossible. (A plain recursive function,
+    not a closure that calls itself: that would be a reference cycle on every call, left
+    for the cyclic collector of a server playing thousands of matches.)"""
+    if k == len(wilds):
+        return used if missing & ~used == 0 else None
+    options = run & wilds[k] & ~used
+    while options:
+        low = options & -options
+        options ^= low
+        found = _cover(wilds, run, missing, k + 1, used | low)
+        if found is not None:
+            return found
+    return None
 
 
 def _lowest(mask: int, k: int) -> int:

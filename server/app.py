@@ -118,13 +118,89 @@ def http_cost(path: str) -> int:
     return 0  # the web client's files, /healthz, /metrics: cheap, and a page loads dozens
 
 
-def tune_gc() -> None:
-    """Tame the cyclic collector (DESIGN.md: it dominates the latency tail with thousands of
-    matches): move everything alive after start-up out of its reach, and collect the young
-    generation less often. Call once, after start-up."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 100)
+GC_YOUNG = 2000
+"""Young objects (net allocations) between two collections of the youngest generation: each
+such collection walks about that many objects, a pause of a millisecond or two."""
+GC_FULL_EVERY_S = 600.0
+"""How often :class:`Collector` looks at everything for garbage in cycles (a pause that
+grows with the heap)."""
+
+
+class Collector:
+    """The cyclic garbage collector, tamed for a server that holds thousands of live matches
+    (DESIGN.md: untamed, it dominates the latency tail).
+
+    What a match keeps (its log, its history) survives every collection, and a collection
+    walks every object of the generations it collects: the default settings end in a full
+    walk of the heap every so often (tens to hundreds of milliseconds with thousands of
+    matches), and large young generations in pauses of tens of milliseconds. So: after
+    every collection the survivors are frozen (``gc.freeze()``: out of every later
+    collection's reach), and the youngest generation is kept small (``young``): each
+    collection walks only what was allocated since the last one. Freed by reference
+    counting as always, a frozen object is lost only if it ends up in a reference cycle:
+    the matches make none (``tests/server_tests/test_collector.py`` checks), a closed
+    connection a few (inside websockets); every ``full_every_s`` one full collection over
+    everything takes those back."""
+
+    def __init__(self, young: int = GC_YOUNG, full_every_s: float = GC_FULL_EVERY_S) -> None:
+        self.young = young
+        self.full_every_s = full_every_s
+        self._saved: tuple[int, int, int] | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def install(self) -> None:
+        """Take over the collector: call once, after start-up (everything alive then is
+        frozen for good); inside a running event loop the periodic full collection starts."""
+        if self._saved is not None:
+            return
+        self._saved = gc.get_threshold()
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(self.young, 100, 100)
+        gc.callbacks.append(self._collected)
+        with contextlib.suppress(RuntimeError):  # no running loop: no periodic full
+            self._task = asyncio.get_running_loop().create_task(self._full_collections())
+
+    def uninstall(self) -> None:
+        """Give the collector its settings back (unfrozen); stop the periodic collection."""
+        if self._saved is None:
+            return
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        gc.callbacks.remove(self._collected)
+        gc.set_threshold(*self._saved)
+        gc.unfreeze()
+        self._saved = None
+
+    def full(self) -> int:
+        """Look at everything for garbage in cycles now; then freeze what is left. Returns
+        the objects collected."""
+        started = time.perf_counter()
+        gc.unfreeze()
+        collected = gc.collect()
+        gc.freeze()
+        log.info("gc_full", collected=collected,
+                 ms=round((time.perf_counter() - started) * 1000, 1))
+        return collected
+
+    @staticmethod
+    def _collected(phase: str, info: dict[str, Any]) -> None:
+        if phase == "stop":
+            gc.freeze()  # the survivors: out of every later young collection's reach
+
+    async def _full_collections(self) -> None:
+        while True:
+            await asyncio.sleep(self.full_every_s)
+            self.full()
+
+
+def tune_gc() -> Collector:
+    """Tame the cyclic collector with the defaults of :class:`Collector` (call once, after
+    start-up, inside the event loop)."""
+    collector = Collector()
+    collector.install()
+    return collector
 
 
 class ArenaServer:

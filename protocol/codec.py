@@ -103,6 +103,34 @@ class EncodedMessage:
             self._json = encode_json(self.message)
         return self._json
 
+    def reply_frame(self, encoding: Encoding, ref: Any) -> Frame:
+        """The frame of this message as the reply to a client message with id ``ref``
+        (``ref`` added in front of the other fields; ``None``: the frame as it is). The
+        message is encoded once for any number of replies: an answer that many clients
+        ask for (a page of the match listing, a finished match's replay) costs each of
+        them the splice, not the encoding."""
+        frame = self.frame(encoding)
+        if ref is None:
+            return frame
+        if isinstance(frame, bytes):
+            return _msgpack_prepend(frame, "ref", ref)
+        return '{"ref":' + encode_json(ref) + ("," + frame[1:] if len(frame) > 2 else "}")
+
+
+def _msgpack_prepend(frame: bytes, key: str, value: Any) -> bytes:
+    """A msgpack map's frame with ``key: value`` added as its first entry."""
+    head = frame[0]
+    if 0x80 <= head <= 0x8F:  # fixmap
+        size, body = head & 0x0F, frame[1:]
+    elif head == 0xDE:  # map 16
+        size, body = int.from_bytes(frame[1:3], "big"), frame[3:]
+    elif head == 0xDF:  # map 32
+        size, body = int.from_bytes(frame[1:5], "big"), frame[5:]
+    else:
+        raise ValueError("not a msgpack map")
+    packer = msgpack.Packer(use_bin_type=True)
+    return packer.pack_map_header(size + 1) + packer.pack(key) + packer.pack(value) + body
+
 
 # --------------------------------------------------------------------------------------------
 # Sizes

@@ -56,6 +56,10 @@ from protocol.messages import (
 )
 
 SERVER_NAME = "tabletop-arena"
+MAX_PAUSE_S = 2.0
+"""The longest the server stops reading from a refused client (:meth:`ServerSession.pause_for`);
+each refusal in a row doubles the pause up to this (a budget in a longer debt still says
+so in ``retry_after``, and is read again after this)."""
 CLIENT_NAME = "tabletop-arena-py"
 
 
@@ -156,6 +160,9 @@ class ServerSession:
         token (the server sets it); such a message is refused while it is spent."""
         self.strikes = 0
         """Messages refused by the rate limiter in the current flood."""
+        self._backoff = 0.0
+        """The last pause since a message was last read (0: none); a refusal after it
+        doubles it."""
         self._refused_at = float("-inf")
         self._pause: float | None = None
         self._charged: tuple[tuple[TokenBucket, ...], int] = ((), 0)
@@ -222,6 +229,7 @@ class ServerSession:
                     return
                 self._charged = ((*self._charged[0], self.costly), 1)
                 self.costly.spend(1.0)
+            self._backoff = 0.0
             self._charge(cost - 1)
             if kind == "hello":
                 self._hello(message)
@@ -255,13 +263,24 @@ class ServerSession:
     def _rate_limited(self, empty: TokenBucket, retry_after: float, now: float,
                       ref: Any) -> None:
         """Refuse a message because ``empty`` is spent (a strike; too many close)."""
-        if now - self._refused_at >= self.limits.burst / self.limits.rate_per_s:
+        since = now - self._refused_at
+        if since >= self.limits.burst / self.limits.rate_per_s:
             self.strikes = 0
         self._refused_at = now
         self.strikes += 1
         if self.strikes > self.limits.abuse_strikes:
             self._close(CLOSE_POLICY_VIOLATION, "rate limit exceeded")
             return
+        # Refused again after the last pause, before anything of its was read (it did not
+        # wait, or others sharing the budget took the tokens first): twice the pause. The
+        # clients contending for a shared budget spread out instead of all waking at the
+        # same instant, and one that ignores retry_after costs a refusal per pause. (Frames
+        # that were already in when the pause began do not count.)
+        if self._backoff > 0.0:
+            backoff = (min(MAX_PAUSE_S, 2.0 * self._backoff)
+                       if since >= 0.9 * self._backoff else self._backoff)
+            retry_after = max(retry_after, backoff)
+        self._backoff = retry_after
         self._pause = retry_after
         self._send_message(error_message(
             ErrorCode.RATE_LIMITED,
@@ -371,9 +390,15 @@ class ServerSession:
         else:
             self._send_message(message)
 
-    def reply(self, to: Mapping[str, Any], message: Mapping[str, Any]) -> None:
-        """Send ``message`` as the direct reply to client message ``to`` (adds ``ref``)."""
+    def reply(self, to: Mapping[str, Any], message: Mapping[str, Any] | EncodedMessage
+              ) -> None:
+        """Send ``message`` as the direct reply to client message ``to`` (adds ``ref``). An
+        :class:`EncodedMessage` is encoded once and shared; the reply splices ``ref`` in."""
         ref = message_id(to)
+        if isinstance(message, EncodedMessage):
+            if self.state is not ServerState.CLOSED:
+                self._out.append(message.reply_frame(self.encoding, ref))
+            return
         self.send(message if ref is None else {**message, "ref": ref})
 
     def error(self, code: ErrorCode | str, message: str, *, to: Mapping[str, Any] | None = None,

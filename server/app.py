@@ -33,7 +33,7 @@ import itertools
 import math
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from http import HTTPStatus
 from importlib import metadata
 from typing import Any
@@ -44,6 +44,7 @@ from websockets.typing import Subprotocol
 
 from engine import registry
 from protocol import DEFAULT_LIMITS, Limits, ServerSession, encoding_of, select_subprotocol
+from protocol.codec import EncodedMessage
 from protocol.messages import (
     CLOSE_POLICY_VIOLATION,
     SUBPROTOCOLS,
@@ -51,6 +52,7 @@ from protocol.messages import (
     page_limit,
     replay_cost,
 )
+from protocol.session import MAX_PAUSE_S
 from server import http
 from server.admission import GUEST_RETRY_AFTER_S, Admission, Admitted
 from server.api import MatchApi
@@ -88,16 +90,19 @@ log = structlog.get_logger("arena.server")
 
 RECENT_MATCHES = 500
 """Finished matches kept in memory for replays and listings (older ones come from storage)."""
+CACHED_REPLAYS = 64
+"""Encoded replays kept (the last asked for): a replay asked for again, of a finished match
+or of a live one that has not moved since, is not built again."""
 BACKLOG_MESSAGES = 32
 """Messages a connection may queue behind a waiting handler before the server stops reading
 from it (its TCP window then pushes back on the client)."""
 PERSIST_INTERVAL_S = 0.5
-"""How often the new actions of live matches go to the store, all matches in one batch."""
+"""How often the new actions of live matches go to the store, in batches of
+``PERSIST_SLICE`` matches."""
+PERSIST_SLICE = 50
+"""Live matches whose progress is handed to the store in one go (then the loop turns)."""
 HEALTH_STORE_TIMEOUT_S = 5.0
 """How long ``/healthz`` waits for the store's write probe before it calls the store stuck."""
-MAX_PAUSE_S = 2.0
-"""The longest the server stops reading from a rate-limited client at once (it goes on
-reading, and refusing, afterwards: websocket keep-alive pings must get through)."""
 
 
 def server_version() -> str:
@@ -236,6 +241,9 @@ class ArenaServer:
         self.listing = MatchListing(
             lambda: itertools.chain(self.live.values(), self.recent.values()))
         self._turn = LoopTurn()
+        self._replays: collections.OrderedDict[
+            tuple[str, bool, tuple[str, int] | None], tuple[EncodedMessage, int]] = \
+            collections.OrderedDict()
         self._clock: Callable[[], float] = time.monotonic
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
@@ -348,16 +356,20 @@ class ArenaServer:
         await asyncio.to_thread(self.store.flush)  # (progress was handed over on freezing)
         log.info("stopped", live_matches=len(self.live))
 
-    def persist_progress(self, every: bool = False) -> None:
-        """Hand the new actions of every live match to the store, with its moves and its
-        live state (clocks), in one batch. Per action this is a small append (not a
-        rewrite of the log), and the writer thread wakes a few times a second instead of
-        once per action (it competes for the GIL). ``every``: the live state of every live
-        match, moved or not (the server is stopping)."""
+    def persist_progress(self, every: bool = False,
+                         matches: Iterable[LiveMatch] | None = None) -> None:
+        """Hand the new actions of every live match (or of ``matches``, those still live)
+        to the store, with its moves and its live state (clocks), in one batch. Per action
+        this is a small append (not a rewrite of the log), and the writer thread wakes a
+        few times a second instead of once per action (it competes for the GIL).
+        ``every``: the live state of every live match, moved or not (the server is
+        stopping)."""
         entries: list[tuple[str, int, dict[str, Any]]] = []
         moves: dict[str, int] = {}
         states: dict[str, dict[str, Any]] = {}
-        for live in self.live.values():
+        for live in self.live.values() if matches is None else matches:
+            if live.is_over:  # (ended since: its whole log is stored with its result)
+                continue
             new = live.unpersisted()
             if new or every or live.reseated:
                 entries.extend(new)
@@ -371,10 +383,16 @@ class ArenaServer:
     async def _persist_loop(self) -> None:
         while True:
             await asyncio.sleep(PERSIST_INTERVAL_S)
-            try:
-                self.persist_progress()
-            except Exception:
-                log.exception("persist_failed")
+            # In slices, the loop serving actions in between: with thousands of live
+            # matches one pass over all of them would hold it for milliseconds.
+            lives = list(self.live.values())
+            for start in range(0, len(lives), PERSIST_SLICE):
+                if start:
+                    await asyncio.sleep(0)
+                try:
+                    self.persist_progress(matches=lives[start:start + PERSIST_SLICE])
+                except Exception:
+                    log.exception("persist_failed")
 
     async def _sweep(self) -> None:
         while True:
@@ -818,9 +836,8 @@ class ArenaServer:
         return [m for m in out if game is None or m["game"] == game]
 
     def _list_matches(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
-        matches, cursor = self.listing.page(self._clock(), page_limit(msg), msg.get("game"),
-                                            msg.get("cursor"))
-        conn.protocol.reply(msg, {"type": "matches", "matches": matches, "next": cursor})
+        conn.protocol.reply(msg, self.listing.message(self._clock(), page_limit(msg),
+                                                      msg.get("game"), msg.get("cursor")))
 
     def _seek(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
         spec = MatchSpec.parse(msg["game"], msg.get("options"), msg.get("clock"),
@@ -985,17 +1002,29 @@ class ArenaServer:
 
     async def _get_replay(self, conn: Connection, session: Session, msg: dict[str, Any]
                           ) -> None:
-        live = self.find_match(msg["match_id"])
-        if live is not None:
-            replay = live.replay(views=session.views)
+        match_id, views = msg["match_id"], session.views
+        live = self.find_match(match_id)
+        # A replay is built and encoded once per step of its match (once for good when it
+        # is over) however many ask for it.
+        key = (match_id, views, (live.status, live.runner.seq) if live is not None else None)
+        cached = self._replays.get(key)
+        if cached is None:
+            if live is not None:
+                replay = live.replay(views=views)
+            else:
+                row = await asyncio.to_thread(self.store.get_match, match_id)
+                if row is None or row.status == "live":
+                    raise LobbyError("not_found", "no such finished match")
+                replay = stored_replay(row, views=views)
+            cached = (EncodedMessage(replay), len(replay["steps"]))
+            self._replays[key] = cached
+            if len(self._replays) > CACHED_REPLAYS:
+                self._replays.popitem(last=False)
         else:
-            row = await asyncio.to_thread(self.store.get_match, msg["match_id"])
-            if row is None or row.status == "live":
-                raise LobbyError("not_found", "no such finished match")
-            replay = stored_replay(row, views=session.views)
-        # A replay costs what it took to build: the longer the match, the more.
-        conn.protocol.charge_more(replay_cost(len(replay["steps"]), session.views))
-        conn.protocol.reply(msg, replay)
+            self._replays.move_to_end(key)
+        # A replay costs what it takes to build: the longer the match, the more.
+        conn.protocol.charge_more(replay_cost(cached[1], views))
+        conn.protocol.reply(msg, cached[0])
 
 
 def peer_address(connection: ServerConnection) -> str:

@@ -6,8 +6,9 @@ matches that started before it. A match that ends between two pages keeps its pl
 paging never repeats or skips one; matches that start meanwhile appear on a first page only.
 
 The summaries are built at most once per ``ttl_s`` (a listing may be that old: its
-``moves`` lag, a match may have ended): a flood of ``list_matches`` then costs slicing and
-encoding one page each, not a summary of every match each.
+``moves`` lag, a match may have ended), and each page asked for is encoded once until the
+next build: a flood of ``list_matches`` then costs a few pages' encoding per ``ttl_s`` and a
+copy of bytes per request, not a summary of every match each.
 """
 
 from __future__ import annotations
@@ -16,9 +17,12 @@ import itertools
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
+from protocol.codec import EncodedMessage
 from server.lobby import LobbyError
 
 DEFAULT_TTL_S = 0.5
+CACHED_PAGES = 64
+"""Encoded pages kept until the next build (pages beyond are encoded for each request)."""
 
 
 class Listed(Protocol):
@@ -30,7 +34,7 @@ class Listed(Protocol):
 
 class MatchListing:
     """The server tells it when a match starts (:meth:`started`) and when it is no longer
-    listed (:meth:`forget`); :meth:`page` serves one page of ``matches()``."""
+    listed (:meth:`forget`); :meth:`message` serves one page of ``matches()``."""
 
     def __init__(self, matches: Callable[[], Iterable[Listed]], ttl_s: float = DEFAULT_TTL_S
                  ) -> None:
@@ -40,6 +44,7 @@ class MatchListing:
         self._order: dict[str, int] = {}
         self._built_at = float("-inf")
         self._entries: list[tuple[int, dict[str, Any]]] = []   # newest first
+        self._pages: dict[tuple[int, str | None, str | None], EncodedMessage] = {}
 
     def started(self, match_id: str) -> None:
         self._order[match_id] = next(self._numbers)
@@ -47,13 +52,26 @@ class MatchListing:
     def forget(self, match_id: str) -> None:
         self._order.pop(match_id, None)
 
-    def page(self, now: float, limit: int, game: str | None = None,
-             cursor: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
-        """Up to ``limit`` summaries after ``cursor`` (of ``game``), and the cursor of the
-        next page (``None``: there is none)."""
+    def message(self, now: float, limit: int, game: str | None = None,
+                cursor: str | None = None) -> EncodedMessage:
+        """The ``matches`` message of one page: up to ``limit`` summaries after ``cursor``
+        (of ``game``) and the cursor of the next page (``None``: there is none); encoded
+        once until the next build."""
         after = self._parse(cursor)
         if now - self._built_at >= self.ttl_s:
             self._build(now)
+        key = (limit, game, cursor)
+        cached = self._pages.get(key)
+        if cached is None:
+            matches, next_cursor = self._page(after, limit, game)
+            cached = EncodedMessage({"type": "matches", "matches": matches,
+                                     "next": next_cursor})
+            if len(self._pages) < CACHED_PAGES:
+                self._pages[key] = cached
+        return cached
+
+    def _page(self, after: int, limit: int, game: str | None
+              ) -> tuple[list[dict[str, Any]], str | None]:
         out: list[dict[str, Any]] = []
         last = 0
         for number, summary in self._entries:
@@ -70,6 +88,7 @@ class MatchListing:
         entries = [(order.get(m.match_id, 0), m.summary()) for m in self._matches()]
         entries.sort(key=lambda entry: entry[0], reverse=True)
         self._entries = entries
+        self._pages.clear()
         self._built_at = now
 
     @staticmethod

@@ -53,6 +53,7 @@ class LiveMatch:
         self.stored_state: dict[str, Any] | None = None
         self.reseated = False
         self._frozen_state: dict[str, Any] | None = None
+        self._seats_json: list[dict[str, Any]] | None = None
         self.log = log.bind(match_id=runner.match_id, game=runner.game.info.name)
         runner.spectated = False  # no spectator yet: no spectators' copy of the events
 
@@ -93,8 +94,10 @@ class LiveMatch:
     def summary(self) -> dict[str, Any]:
         """Public facts (the protocol's MatchSummary, plus a few more fields)."""
         runner = self.runner
+        if self._seats_json is None:  # who sits where never changes
+            self._seats_json = [info.to_json(s) for s, info in enumerate(runner.seats)]
         return {"match_id": runner.match_id, "game": runner.game.info.name,
-                "seats": [info.to_json(s) for s, info in enumerate(runner.seats)],
+                "seats": self._seats_json,
                 "status": "live" if runner.status == "live" else "over",
                 "started_at": self.started_at, "moves": runner.moves,
                 "spectators": len(self.spectators),

@@ -40,10 +40,13 @@ class MatchRecorder:
     def unpersisted(self) -> list[tuple[str, int, dict[str, Any]]]:
         """Log entries not yet handed to the store, ``(match_id, index, entry)`` each; they
         count as handed over once returned (the server batches them for all matches)."""
-        match_id = self.runner.match_id
         log = self.runner.match.log
-        start, self._persisted = self._persisted, len(log)
-        return [(match_id, index, log[index]) for index in range(start, len(log))]
+        start, end = self._persisted, len(log)
+        if start == end:
+            return []
+        self._persisted = end
+        match_id = self.runner.match_id
+        return [(match_id, index, log[index]) for index in range(start, end)]
 
     def finished(self, ended_at: str) -> None:
         """Store the result and the whole log of a match that just ended."""

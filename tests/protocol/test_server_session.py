@@ -288,3 +288,40 @@ def test_a_shared_budget_refuses_for_every_connection_that_spends_it() -> None:
     assert a.bucket.tokens == 97.0 and b.bucket.tokens == 97.0  # refused: b's not spent
 
 
+
+
+def test_each_refusal_after_a_pause_doubles_retry_after_up_to_two_seconds() -> None:
+    """Others sharing the budget take its token just before this client's message is read
+    again, pause after pause: each pause is twice the last, up to 2 s; frames that were in
+    already when a pause began do not double it; a message read starts over."""
+    limits = Limits(rate_per_s=10, burst=100, abuse_strikes=100)
+    session = open_session(limits=limits)
+    shared = TokenBucket(10, 1, 0.0, "address")
+    session.shared = (shared,)
+    now, waits = 0.0, []
+    for _ in range(8):
+        shared.tokens, shared.updated = 0.0, now  # someone else just took it
+        _, sent = feed(session, CHEAP, now)
+        waits.append(sent[0]["retry_after"])
+        assert session.pause_for() == sent[0]["retry_after"]
+        # a frame that arrived with this one is refused without doubling the pause
+        assert feed(session, CHEAP, now)[1][0]["retry_after"] == waits[-1]
+        now += waits[-1]
+    assert waits == pytest.approx([0.1, 0.2, 0.4, 0.8, 1.6, 2.0, 2.0, 2.0])
+    assert feed(session, CHEAP, now + 1.0)[0]  # read: the next refusal starts over
+    shared.tokens, shared.updated = 0.0, now + 1.0
+    assert feed(session, CHEAP, now + 1.0)[1][0]["retry_after"] == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("encoding", ["json", "msgpack"])
+@pytest.mark.parametrize("fields", [0, 14, 15, 16, 70_000])  # fixmap, map 16, map 32
+def test_a_shared_reply_is_encoded_once_and_carries_each_ref(encoding: Any, fields: int
+                                                             ) -> None:
+    page = EncodedMessage({"type": "matches", **{f"f{n}": n for n in range(fields)}})
+    for ref in (7, "a-ref", None):
+        session = open_session(encoding)
+        session.reply({"type": "list_matches", **({} if ref is None else {"id": ref})}, page)
+        (frame,) = session.data_to_send()
+        expected = {**page.message, **({} if ref is None else {"ref": ref})}
+        assert decode(frame) == expected
+    assert page.frame(encoding) is page.frame(encoding)  # encoded once

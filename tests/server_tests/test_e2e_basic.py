@@ -68,6 +68,49 @@ async def test_play_bot_race_with_a_spectator_over_json_and_msgpack(server: Aren
         await c.close()
 
 
+async def test_replays_are_shared_but_never_stale(server: ArenaServer) -> None:
+    """A replay is built once per step of its match and shared between the clients that ask
+    (each reply with its own ref, in its own encoding): it grows with the match, and once
+    the match is over it is the finished record, not the live one asked for before."""
+    house = await bot(server, "house", ["race"])
+    human = await WsClient.open(server.ws_url)
+    await human.hello(name="hum")
+    ref = await human.send({"type": "play_bot", "game": "race", "options": {"target": 6}})
+    match_id = (await human.expect_reply(ref))["match_id"]
+    viewers = [await WsClient.open(server.ws_url, encoding) for encoding in ("json", "msgpack")]
+    for viewer in viewers:
+        await viewer.hello()
+
+    async def replays() -> list[dict[str, Any]]:
+        got = []
+        for viewer in viewers:
+            ref = await viewer.send({"type": "get_replay", "match_id": match_id, "id": ref_id})
+            got.append(await viewer.expect_reply(ref))
+        assert all(r["ref"] == ref_id for r in got)
+        assert got[0] == got[1]
+        return got
+
+    async def move(client: WsClient) -> None:
+        request = await client.expect("request", match_id=match_id)
+        await client.send({"type": "action", "match_id": match_id,
+                           "request_id": request["request_id"], "action": {"add": 1}})
+        await client.expect("events", match_id=match_id)
+
+    ref_id = "first"
+    before = (await replays())[0]
+    assert before["status"] == "live" and "log" not in before
+    await move(human)
+    ref_id = 2
+    after = (await replays())[0]
+    assert len(after["steps"]) == len(before["steps"]) + 1
+    await asyncio.gather(play_random(human, match_id, 1), play_random(house, match_id, 2))
+    ref_id = 3
+    final = (await replays())[0]
+    assert final["status"] == "over" and final["log"] and final["outcome"] is not None
+    for client in (house, human, *viewers):
+        await client.close()
+
+
 async def test_spectators_who_leave_and_return_see_every_step_while_watching(
         server: ArenaServer) -> None:
     """The server renders no spectators' copy of a step while nobody watches; whoever watches

@@ -295,6 +295,9 @@ def test_server_bench_scale_quick_runs_idle_paced_and_disconnects(
     (paced,) = out["paced"]
     assert paced["matches"] == 4 and paced["samples"] > 0 and paced["errors"] == 0
     assert paced["p50_ms"] <= paced["p99_ms"] <= paced["max_ms"]
+    stalls = paced["server_stalls"]  # where a tail would come from, in the counted window
+    assert stalls["loop_lag_ms"]["samples"] > 0
+    assert set(stalls["gc"]) == {"gen0", "gen1", "gen2"}
     cut = out["disconnects"]
     assert cut["matches"] == 5 and cut["stuck"] == 0 and cut["void"] == 0
     assert cut["cut"] == cut["cut_came_back"] + cut["cut_never_back"]
@@ -326,8 +329,10 @@ def test_flood_bench_quick_reports_quiet_flooded_and_the_goal(
     report = json.loads(capsys.readouterr().out)
     assert report["benchmark"] == "flood" and report["flooders"] == 2
     for name in ("quiet", "flooded"):
-        assert set(report[name]) == {"p50_ms", "p99_ms", "actions_per_s"}
+        assert set(report[name]) == {"p50_ms", "p99_ms", "actions_per_s",
+                                     "server_loop_lag_p99_ms"}
         assert report[name]["actions_per_s"] > 0
+        assert report[name]["server_loop_lag_p99_ms"] >= 0
     got = report["flooders_got"]
     assert set(got) == {"served", "rate_limited", "other_errors", "closed", "refused"}
     assert got["served"] > 0 and got["other_errors"] == 0

@@ -35,7 +35,8 @@ from server.app import ArenaServer, tune_gc
 from server.logs import configure_logging
 from server.storage import SqliteStore
 from tools.bench.measure import add_common, stderr_progress
-from tools.bench.server import one_run, ratio
+from tools.bench.server import end_leftovers, one_run, ratio
+from tools.bench.stalls import Stalls
 
 HELP = "p99 action round trip of live matches, quiet and while flooders hit the server"
 
@@ -64,7 +65,7 @@ async def flooded_run(args: argparse.Namespace, url: str, seats: int
     try:
         await flood.stdout.readline()  # "flooding"
         run = await one_run(url, args.game, seats, args.matches, "json", args.seconds,
-                            args.warmup, pace=args.pace, spread=True)
+                            args.warmup, pace=args.pace, spread=True, stalls=Stalls())
     finally:
         flood.stdin.close()
         out, _ = await asyncio.wait_for(flood.communicate(), 60)
@@ -84,22 +85,31 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         tune_gc()
         try:
             for n in range(args.repeat):
+                # With the server's own stalls in the counted window: whether a worse round
+                # trip is the server's doing or the machine's cores.
                 quiet.append(await one_run(server.ws_url, args.game, seats, args.matches,
                                            "json", args.seconds, args.warmup,
-                                           pace=args.pace, spread=True))
+                                           pace=args.pace, spread=True, stalls=Stalls()))
+                await end_leftovers(server)
                 run, flood = await flooded_run(args, server.ws_url, seats)
+                await end_leftovers(server)
                 flooded.append(run)
                 floods.append(flood)
                 stderr_progress(
                     f"run {n + 1}/{args.repeat}: p99 quiet "
                     f"{quiet[-1]['latency_ms']['p99']:.2f} ms, flooded "
-                    f"{run['latency_ms']['p99']:.2f} ms; flooders {flood}")
+                    f"{run['latency_ms']['p99']:.2f} ms; server: quiet "
+                    f"{stall_line(quiet[-1]['server_stalls'])}, flooded "
+                    f"{stall_line(run['server_stalls'])}; flooders {flood}")
         finally:
             await server.close()
             store.close()
 
     def median(runs: list[dict[str, Any]], key: str) -> float:
         return statistics.median(r["latency_ms"][key] for r in runs)
+
+    def lag(runs: list[dict[str, Any]]) -> float:
+        return statistics.median(r["server_stalls"]["loop_lag_ms"]["p99"] for r in runs)
 
     def rate(runs: list[dict[str, Any]]) -> float:
         return statistics.median(r["actions"] / r["elapsed"] for r in runs)
@@ -108,13 +118,23 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     return {"matches": args.matches, "pace": args.pace, "flooders": args.flooders,
             "repeat": args.repeat, "seconds": args.seconds,
             "quiet": {"p50_ms": median(quiet, "p50"), "p99_ms": p99_quiet,
-                      "actions_per_s": rate(quiet)},
+                      "actions_per_s": rate(quiet),
+                      "server_loop_lag_p99_ms": lag(quiet)},
             "flooded": {"p50_ms": median(flooded, "p50"), "p99_ms": p99_flooded,
-                        "actions_per_s": rate(flooded)},
+                        "actions_per_s": rate(flooded),
+                        "server_loop_lag_p99_ms": lag(flooded)},
             "p99_ratio": ratio(p99_flooded, p99_quiet),
             "flooders_got": {key: sum(f.get(key, 0) for f in floods)
                              for key in ("served", "rate_limited", "other_errors", "closed",
                                          "refused")}}
+
+
+def stall_line(stalls: dict[str, Any]) -> str:
+    gc_ = stalls["gc"]
+    pauses = ", ".join(f"{g['count']} of gen {n} (max {g['max_ms']:.1f} ms)"
+                       for n, g in enumerate(gc_.values()) if g["count"])
+    return (f"loop lag p99 {stalls['loop_lag_ms']['p99']:.2f} ms max "
+            f"{stalls['loop_lag_ms']['max']:.1f}, gc pauses: {pauses or 'none'}")
 
 
 def goal_line(ratio_: float | None) -> str:
@@ -136,11 +156,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"{report['matches']} live matches at {report['pace']:g} actions/s each; "
           f"{report['flooders']} flooders; median of {report['repeat']} runs of "
           f"{report['seconds']:g} s")
-    print(f"{'':<9}  {'p50':>9}  {'p99':>9}  {'actions/s':>9}")
+    print(f"{'':<9}  {'p50':>9}  {'p99':>9}  {'actions/s':>9}  {'server loop lag p99':>19}")
     for name in ("quiet", "flooded"):
         row = report[name]
         print(f"{name:<9}  {row['p50_ms']:7.2f}ms  {row['p99_ms']:7.2f}ms  "
-              f"{row['actions_per_s']:9.0f}")
+              f"{row['actions_per_s']:9.0f}  {row['server_loop_lag_p99_ms']:17.2f}ms")
     got = report["flooders_got"]
     print(f"flooders got: {got['served']} replies, {got['rate_limited']} rate_limited, "
           f"{got['closed']} closes, {got['refused']} refused handshakes, "

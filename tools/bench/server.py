@@ -75,6 +75,7 @@ from tools.bench.measure import (
     stderr_progress,
 )
 from tools.bench.server_host import LOAD_LIMITS
+from tools.bench.stalls import Stalls
 
 HELP = "actions/s and action round trips through a live server with many concurrent matches"
 
@@ -132,7 +133,9 @@ RUN_TIMEOUT_S = 180.0
 
 async def one_run(url: str, game: str, seats: int, matches: int, encoding: str,
                   seconds: float, warmup: float, mode: str = "arena", pace: float = 0.0,
-                  spread: bool = False) -> dict[str, Any]:
+                  spread: bool = False, stalls: Stalls | None = None) -> dict[str, Any]:
+    """One load generator's run against ``url``; with ``stalls`` (the server runs in this
+    process), also this process's stalls over the counted window (``server_stalls``)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tools.bench.server_load", url, "--game", game,
         "--seats", str(seats), "--matches", str(matches), "--encoding", encoding,
@@ -148,8 +151,12 @@ async def one_run(url: str, game: str, seats: int, matches: int, encoding: str,
                 line = raw.decode().strip()
                 if line == "counting":
                     window[0] = time.process_time()
+                    if stalls is not None:
+                        stalls.start()
                 elif line == "counted":
                     window[1] = time.process_time()
+                    if stalls is not None:
+                        stalls.stop()
                 elif line:
                     lines.append(line)
             await process.wait()
@@ -163,7 +170,18 @@ async def one_run(url: str, game: str, seats: int, matches: int, encoding: str,
     # CPU of this process (server or yardstick, and the bench's own idle loop) per unit,
     # over exactly the counted window.
     run["window_cpu_us"] = (window[1] - window[0]) * 1e6 / max(1, run["actions"])
+    if stalls is not None:
+        run["server_stalls"] = stalls.report()
     return run
+
+
+async def end_leftovers(server: ArenaServer) -> None:
+    """End (void) the matches a finished run left live: its clients are gone, and each would
+    otherwise forfeit at the end of its grace period, all at once, in the middle of a later
+    run (of this server or of a yardstick in this process)."""
+    for live in list(server.live.values()):
+        live.abort("bench", "the run is over")
+    await asyncio.to_thread(server.store.flush)
 
 
 def ratio(a: float, b: float) -> float | None:
@@ -171,14 +189,18 @@ def ratio(a: float, b: float) -> float | None:
 
 
 async def measured_runs(args: argparse.Namespace, url: str, seats: int, matches: int,
-                        encoding: str, mode: str, label: str = "") -> list[dict[str, Any]]:
+                        encoding: str, mode: str, label: str = "",
+                        server: ArenaServer | None = None) -> list[dict[str, Any]]:
     """``--repeat`` runs of one configuration, each with this process's CPU per unit
-    (``label`` names the server in the progress lines; default: the mode)."""
+    (``label`` names the server in the progress lines; default: the mode). ``server``: the
+    arena at ``url``, whose left-over matches end after each run."""
     runs = []
     for n in range(args.repeat):
         cpu = time.process_time()
         run = await one_run(url, args.game, seats, matches, encoding, args.seconds,
                             args.warmup, mode)
+        if server is not None:
+            await end_leftovers(server)
         # This process's CPU (all its threads) over the whole run, warm-up and set-up
         # included, per action counted: an upper bound that does not depend on how busy
         # the machine's other processes are.
@@ -246,7 +268,7 @@ async def bench(args: argparse.Namespace
                     settings = {"game": args.game, "encoding": encoding, "matches": matches}
                     name = f"{args.game} {encoding}, {matches} matches"
                     runs = await measured_runs(args, server.ws_url, seats, matches, encoding,
-                                               "arena")
+                                               "arena", server=server)
                     results.append(Result(f"{name}: actions", "actions/s", per_second(runs),
                                           settings))
                     results.append(Result(f"{name}: matches", "matches/s",

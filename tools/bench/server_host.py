@@ -11,7 +11,9 @@ its stdin closes. Its own process, so that its resident memory (``/proc/PID/stat
 server's alone and its CPU is not shared with the bench's event loop.
 
 A line ``gc`` on stdin runs a full collection and answers ``gc done``: the memory readings
-of the idle run are taken after it, in both servers alike.
+of the idle run are taken after it, in both servers alike. ``stalls start`` starts recording
+the event loop's lag and the collector's pauses (:class:`tools.bench.stalls.Stalls`), and
+``stalls`` answers one JSON line with what was recorded since.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import tempfile
 from pathlib import Path
 
 from protocol import Limits
+from tools.bench.stalls import Stalls
 
 FD_SPARE = 64
 """File descriptors a process needs besides its connections (stdio, the listening socket,
@@ -91,10 +94,17 @@ async def serve(kind: str, grace: float, connections: int) -> None:
                 await lines.put("")
 
             reading = loop.create_task(read_lines())
+            stalls = Stalls()
             while command := await lines.get():
                 if command == "gc":
                     gc.collect()
                     print("gc done", flush=True)
+                elif command == "stalls start":
+                    stalls.start()
+                    print("stalls started", flush=True)
+                elif command == "stalls":
+                    print(json.dumps(stalls.report()), flush=True)
+            stalls.stop()
             reading.cancel()
         finally:
             if kind == "arena":

@@ -62,6 +62,7 @@ from protocol.messages import SUBPROTOCOL_OF_ENCODING
 from server.app import tune_gc
 from tools.bench.baselines import move_message
 from tools.bench.server_host import raise_fd_limit
+from tools.bench.stalls import Stalls
 
 
 def decode(frame: str | bytes, encoding: str) -> dict[str, Any]:
@@ -461,6 +462,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     # Markers for the bench process, which reads its own CPU time at each: its CPU per
     # action over exactly the counted window (set-up and warm-up excluded).
     print("counting", flush=True)
+    stalls = Stalls()
+    stalls.start()
     load.counting = True
     start = time.perf_counter()
     cpu = time.process_time()
@@ -468,6 +471,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     load.counting = False
     elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu
+    stalls.stop()
     print("counted", flush=True)
     load.stop = True
     for task in tasks:
@@ -485,7 +489,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             **({"latencies_ms": [round(x * 1000, 3) for x in lat]} if args.samples else {}),
             # The load generator's own CPU per unit over the counted window: on a 2-core
             # machine the clients and the server share the cores.
-            "client_cpu_us": cpu * 1e6 / max(1, load.actions)}
+            "client_cpu_us": cpu * 1e6 / max(1, load.actions),
+            # The load generator's own stalls in that window (its lag is inside every round
+            # trip it measures).
+            "stalls": stalls.report()}
 
 
 def main(argv: list[str] | None = None) -> int:

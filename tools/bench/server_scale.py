@@ -60,6 +60,13 @@ class Host:
         fields = open(f"/proc/{self.pid}/stat").read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / 100.0  # clock ticks (USER_HZ 100)
 
+    async def command(self, line: str) -> str:
+        """Send the server process one command line; its one-line answer."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(line.encode() + b"\n")
+        await self.process.stdin.drain()
+        return (await self.process.stdout.readline()).decode().strip()
+
     async def collect(self) -> None:
         """A full collection in the server (so both servers are read alike)."""
         assert self.process.stdin is not None and self.process.stdout is not None
@@ -194,7 +201,12 @@ async def paced_run(matches: int, args: argparse.Namespace) -> dict[str, Any]:
                                     "--seconds", str(args.seconds), "--warmup", str(warmup),
                                     "--game", args.game)
                  for n in split(matches, args.load_processes)]
+        for load in loads:  # every match under way and warmed up: the counted window opens
+            assert load.stdout is not None
+            await asyncio.wait_for(load.stdout.readline(), 180 + matches / 20)
+        await host.command("stalls start")
         results = [await last_json(load, 180 + matches / 20 + args.seconds) for load in loads]
+        server_stalls = json.loads(await host.command("stalls"))
         cpu = host.cpu_s() - cpu
         wall = time.perf_counter() - started
         rss = host.rss()
@@ -213,7 +225,23 @@ async def paced_run(matches: int, args: argparse.Namespace) -> dict[str, Any]:
             # The server's share of a core over the whole run (set-up included), and the
             # load generators' CPU per action in their counted windows.
             "server_core_share": cpu / wall, "server_rss_mib": rss / MIB,
-            "client_cpu_us": statistics.median(r["client_cpu_us"] for r in results)}
+            "client_cpu_us": statistics.median(r["client_cpu_us"] for r in results),
+            # Where a tail comes from: the server's event-loop lag and collector pauses in
+            # the counted window, and the worst load generator's.
+            "server_stalls": server_stalls,
+            "client_loop_lag_p99_ms": max(r["stalls"]["loop_lag_ms"]["p99"] for r in results),
+            "client_gc_max_ms": max(max(g["max_ms"] for g in r["stalls"]["gc"].values())
+                                    for r in results)}
+
+
+def stall_line(run: dict[str, Any]) -> str:
+    """Where the tail comes from, in one line: the loops' lag and the collectors' pauses."""
+    server = run["server_stalls"]
+    gc_max = max(g["max_ms"] for g in server["gc"].values())
+    return (f"server loop lag p99 {server['loop_lag_ms']['p99']:.2f} ms (max "
+            f"{server['loop_lag_ms']['max']:.1f}), server gc max {gc_max:.1f} ms "
+            f"({server['gc']['gen2']['count']} full); clients' loop lag p99 "
+            f"{run['client_loop_lag_p99_ms']:.2f} ms, gc max {run['client_gc_max_ms']:.1f} ms")
 
 
 async def paced(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -226,7 +254,7 @@ async def paced(args: argparse.Namespace) -> list[dict[str, Any]]:
                      f"{run['actions_per_s']:,.0f} actions/s, p50 {run['p50_ms']:.2f} ms, "
                      f"p99 {run['p99_ms']:.2f} ms, server {run['server_core_share']:.0%} of "
                      f"a core, clients {run['client_cpu_us']:.0f} µs/action, "
-                     f"errors {run['errors']}")
+                     f"errors {run['errors']}; {stall_line(run)}")
             runs.append(run)
         runs.sort(key=lambda r: r["p99_ms"])
         levels.append({**runs[(len(runs) - 1) // 2], "runs": runs})  # the median run by p99

@@ -96,7 +96,7 @@ async def test_replays_are_shared_but_never_stale(server: ArenaServer) -> None:
                            "request_id": request["request_id"], "action": {"add": 1}})
         await client.expect("events", match_id=match_id)
 
-    ref_id = "first"
+    ref_id: Any = "first"
     before = (await replays())[0]
     assert before["status"] == "live" and "log" not in before
     await move(human)

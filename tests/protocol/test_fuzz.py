@@ -224,3 +224,40 @@ def test_twenty_thousand_generated_frames_cause_no_crash() -> None:
 def test_the_generator_is_reproducible() -> None:
     first, second = FrameGenerator(5), FrameGenerator(5)
     assert [first.frame() for _ in range(200)] == [second.frame() for _ in range(200)]
+
+
+def test_coverage_guided_fuzzing_with_atheris_finds_no_crash(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """A short real run of ``arena bench fuzz --atheris`` (libFuzzer in its own process, its
+    corpus seeded with generated frames): it runs every input, reaches new code, and finds
+    no crash."""
+    from tools import cli
+
+    assert cli.main(["bench", "fuzz", "--atheris", "--runs", "3000", "--seed", "3",
+                     "--artifacts", str(tmp_path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["engine"] == "atheris" and report["crashes"] == 0
+    assert report["runs"] == 3000 and report["coverage"] > 100
+    assert not list(tmp_path.iterdir())  # no crashing input written
+
+
+def test_the_atheris_target_reports_a_broken_promise(tmp_path: Any) -> None:
+    """The target is only worth something if a failure stops it: an input whose hello is
+    refused with an undocumented code makes libFuzzer report a crash and keep the input."""
+    import subprocess
+    import sys
+
+    crash = tmp_path / "bad-input"
+    # A welcomed JSON session, its one frame a ping; the check is made to reject any reply
+    # (so the pong), as it would a reply that broke a promise.
+    crash.write_bytes(b"\x02" + encode_json({"type": "ping"}).encode())
+    done = subprocess.run(
+        [sys.executable, "-c",
+         "import sys, tools.bench.fuzz as f\n"
+         "f.check_reply = lambda *a, **k: (_ for _ in ()).throw(f.FuzzFailure('planted'))\n"
+         "import tools.bench.fuzz_atheris as t\n"
+         "sys.argv = ['x', sys.argv[1]]\n"
+         "t.main()", str(crash)],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "planted" in done.stdout + done.stderr

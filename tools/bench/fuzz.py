@@ -29,10 +29,14 @@ import argparse
 import collections
 import json
 import random
+import re
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 import msgpack
@@ -508,10 +512,81 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--frames", type=int, default=1_000_000,
                    help="generated frames to feed (default 1,000,000)")
     p.add_argument("--seed", type=int, default=1, help="the generator's seed (default 1)")
+    p.add_argument("--atheris", action="store_true",
+                   help="coverage-guided fuzzing with atheris (libFuzzer) instead: "
+                        "tools/bench/fuzz_atheris.py, seeded with generated frames")
+    p.add_argument("--runs", type=int, default=200_000,
+                   help="with --atheris: inputs to run (default 200,000)")
+    p.add_argument("--artifacts", default="artifacts/fuzz",
+                   help="with --atheris: where a crashing input is written "
+                        "(default artifacts/fuzz)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
+ATHERIS_SEEDS = 256
+"""Generated frames that seed the coverage-guided fuzzer's corpus."""
+
+
+def seed_corpus(directory: Path, seed: int, count: int = ATHERIS_SEEDS) -> None:
+    """Write ``count`` inputs for :mod:`tools.bench.fuzz_atheris`: generated frames, a few
+    to an input, each input's first byte choosing its encoding and start."""
+    generator = FrameGenerator(seed)
+    rng = random.Random(seed)
+    for n in range(count):
+        frames = [generator.frame() for _ in range(rng.randrange(1, 4))]
+        msgpack_input = isinstance(frames[0], bytes)
+        body = [f if isinstance(f, bytes) else f.encode("utf-8", "surrogatepass")
+                for f in frames if isinstance(f, bytes) == msgpack_input]
+        mode = (1 if msgpack_input else 0) | (2 if rng.random() < 0.8 else 0)
+        (directory / f"seed-{n:04}").write_bytes(bytes([mode]) + b"\xff\xfe".join(body))
+
+
+def run_atheris(args: argparse.Namespace) -> int:
+    """``--atheris``: libFuzzer over the protocol session in a process of its own; prints its
+    runs, speed, coverage and any crash (the input is kept under ``--artifacts``)."""
+    artifacts = Path(args.artifacts)
+    artifacts.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as corpus:
+        seed_corpus(Path(corpus), args.seed)
+        command = [sys.executable, "-m", "tools.bench.fuzz_atheris", corpus,
+                   f"-runs={args.runs}", f"-seed={args.seed}", "-print_final_stats=1",
+                   f"-artifact_prefix={artifacts}/", "-max_len=4096", "-timeout=10"]
+        print(f"atheris: {args.runs:,} runs, seed {args.seed}, in a process of its own …",
+              file=sys.stderr, flush=True)
+        started = time.perf_counter()
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, errors="replace")
+        seconds = time.perf_counter() - started
+    output = done.stdout
+    stats = dict(re.findall(r"^stat::(\w+):\s*(\d+)", output, re.MULTILINE))
+    coverage = re.findall(r"cov: (\d+) ft: (\d+)", output)
+    runs = int(stats.get("number_of_executed_units", 0))
+    crashed = done.returncode != 0
+    report = {"benchmark": "fuzz", "engine": "atheris", "seed": args.seed, "runs": runs,
+              "seconds": round(seconds, 1), "runs_per_s": round(runs / seconds) if seconds else 0,
+              "coverage": int(coverage[-1][0]) if coverage else 0,
+              "features": int(coverage[-1][1]) if coverage else 0,
+              "corpus_added": int(stats.get("new_units_added", 0)),
+              "crashes": 1 if crashed else 0}
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"atheris: {runs:,} runs in {seconds:.1f} s ({report['runs_per_s']:,}/s), "
+              f"coverage {report['coverage']} edges, {report['features']} features, "
+              f"{report['corpus_added']} inputs added to the corpus")
+        print(f"crashes: {report['crashes']}")
+    if crashed:
+        tail = "\n".join(output.splitlines()[-40:])
+        print(f"CRASH (libFuzzer exit {done.returncode}); its last lines:\n{tail}\n"
+              f"  the input is under {artifacts}/; reproduce: python -m "
+              f"tools.bench.fuzz_atheris {artifacts}/crash-…", file=sys.stderr)
+        return 1
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.atheris:
+        return run_atheris(args)
     start = time.perf_counter()
 
     def progress(done: int) -> None:

@@ -14,6 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BAD_VALUES = [
     ("serve", "--port", "-1"),
     ("serve", "--port", "http"),
+    ("serve", "--limit", "max_guests=lots"),
+    ("serve", "--limit", "nonsense=3"),
+    ("run", "--limit", "rate_per_s=0"),
     ("run", "--house-bots", "random,nobody"),
     ("run", "--bot-matches", "0"),
     ("run", "--bot-games", "chess"),
@@ -43,3 +46,13 @@ def test_a_bad_value_is_one_line_and_exit_status_2(command: str, option: str, va
     assert last.startswith(f"arena {command.split()[0]}") and "error: argument" in last, last
     assert f"argument {option}" in last, last
     assert done.stdout == ""
+
+
+def test_limits_on_the_command_line_replace_the_defaults() -> None:
+    from protocol.messages import Limits
+    from server.commands.arguments import limit, limits
+
+    chosen = limits([limit("max_guests=4096"), limit("rate-per-s=75.5"), limit("burst=10"),
+                     limit("burst=20")])
+    assert chosen == Limits(max_guests=4096, rate_per_s=75.5, burst=20)
+    assert limits(None) == Limits()

@@ -9,10 +9,12 @@ with what a good value looks like.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
 
+from protocol.messages import Limits
 from server.clocks import Clock
 
 
@@ -101,3 +103,28 @@ def names(known: Callable[[], list[str]], what: str) -> Callable[[str], str]:
 
     parse.__name__ = f"{what} names"
     return parse
+
+
+LIMIT_NAMES = tuple(field.name for field in dataclasses.fields(Limits))
+
+
+def limit(text: str) -> tuple[str, int | float]:
+    """``NAME=VALUE``: one of the server's limits (``protocol.Limits``, PROTOCOL.md section
+    8), a positive number of the limit's own kind (a whole number for counts and sizes)."""
+    name, sep, value = text.partition("=")
+    name = name.strip().replace("-", "_")
+    if not sep or name not in LIMIT_NAMES:
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=VALUE with NAME one of {', '.join(LIMIT_NAMES)}")
+    kind = int if isinstance(getattr(Limits(), name), int) else float
+    number = _number(value.strip(), kind,
+                     "a whole number" if kind is int else "a number")
+    if not number > 0 or number != number or number == float("inf"):
+        raise argparse.ArgumentTypeError(f"{name} must be positive, not {value.strip()}")
+    return name, number
+
+
+def limits(pairs: list[tuple[str, int | float]] | None) -> Limits:
+    """The default limits with ``--limit`` values in place (the last one of a name wins)."""
+    values: dict[str, Any] = dict(pairs or ())
+    return dataclasses.replace(Limits(), **values)

@@ -1,6 +1,7 @@
 """``arena serve``: the websocket server alone (``arena run`` adds house bots).
 
     arena serve [--host 127.0.0.1] [--port 8765] [--db arena.sqlite3] [--log-level info]
+                [--grace 30] [--limit NAME=VALUE ...]
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import signal
 import sys
 
 from server.app import ArenaServer, tune_gc
-from server.commands.arguments import non_negative_float, port
+from server.commands.arguments import limit, limits, non_negative_float, port
 from server.logs import LEVELS, configure_logging
 from server.storage import SqliteStore
 
@@ -29,6 +30,9 @@ def add_server_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-level", default="info", choices=LEVELS)
     p.add_argument("--grace", type=non_negative_float, default=30.0,
                    help="seconds a disconnected seat may take to come back (default 30)")
+    p.add_argument("--limit", type=limit, action="append", metavar="NAME=VALUE",
+                   help="change one of the server's limits (PROTOCOL.md section 8), e.g. "
+                        "--limit max_guests=4096 --limit rate_per_s=100; repeatable")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -47,7 +51,7 @@ async def wait_for_stop_signal() -> None:
 
 async def serve_until_stopped(args: argparse.Namespace) -> int:
     store = SqliteStore(args.db)
-    server = ArenaServer(store, grace_s=args.grace)
+    server = ArenaServer(store, grace_s=args.grace, limits=limits(args.limit))
     try:
         await server.start(args.host, args.port)
         tune_gc()

@@ -111,6 +111,7 @@ async def test_arena_run_serves_with_house_bot_processes_and_stops_cleanly(
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tools.cli", "run", "--port", "0",
         "--db", str(tmp_path / "run.sqlite3"), "--log-level", "warning",
+        "--limit", "rate_per_s=77",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=env,
         cwd=str(tmp_path))
     try:
@@ -119,6 +120,9 @@ async def test_arena_run_serves_with_house_bot_processes_and_stops_cleanly(
         found = re.search(r"serving on http://127\.0\.0\.1:(\d+) — (ws://\S+/ws)", line)
         assert found, line
         ws_url = found.group(2)
+        client = await WsClient.open(ws_url)
+        assert (await client.hello(name="visitor"))["limits"]["rate_per_s"] == 77  # --limit
+        await client.close()
         for game, seats in (("battleline", 2), ("chexers", 3)):
             client = await WsClient.open(ws_url, "msgpack")
             await client.hello(name="visitor")

@@ -33,6 +33,7 @@ import structlog
 from server.app import ArenaServer, tune_gc
 from server.commands.arguments import (
     clock,
+    limits,
     names,
     non_negative_int,
     positive_float,
@@ -217,7 +218,8 @@ async def run_ladder(args: argparse.Namespace) -> int:
     games = [g for g in args.games.split(",") if g in known]
     settings = LadderSettings(clock=args.clock, pair_cap_per_hour=args.pair_cap)
     store = SqliteStore(args.db)
-    server = ArenaServer(store, grace_s=args.grace, ladder=settings)
+    server = ArenaServer(store, grace_s=args.grace, ladder=settings,
+                         limits=limits(args.limit))
     house = ladder_bots(games) if args.house_bots else []
     supervisors: list[asyncio.Task[None]] = []
     try:

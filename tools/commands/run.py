@@ -38,7 +38,7 @@ import structlog
 
 from bots import registry as bot_registry
 from server.app import ArenaServer, tune_gc
-from server.commands.arguments import names, non_negative_int, positive_int
+from server.commands.arguments import limits, names, non_negative_int, positive_int
 from server.commands.serve import add_server_arguments, wait_for_stop_signal
 from server.games import available_names
 from server.logs import configure_logging
@@ -190,7 +190,7 @@ async def stop_bot(bot: HouseBot, timeout: float = 5.0) -> None:
 
 async def run_main_job(args: argparse.Namespace) -> int:
     store = SqliteStore(args.db)
-    server = ArenaServer(store, grace_s=args.grace)
+    server = ArenaServer(store, grace_s=args.grace, limits=limits(args.limit))
     bots = house_bots(args.house_bots)
     known = available_names()
     games = [g for g in args.bot_games.split(",") if g in known]

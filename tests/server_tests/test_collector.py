@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import gc
 from collections.abc import Iterator
 
@@ -32,20 +33,22 @@ def saved_collector() -> Iterator[None]:
         gc.enable()
 
 
-def cyclic_garbage(run: object) -> collections.Counter[str]:
-    """Run ``run()`` with the collector off; the types of what it left in cycles."""
+@contextlib.contextmanager
+def cyclic_garbage() -> Iterator[collections.Counter[str]]:
+    """With the collector off inside; afterwards the counter holds the types of what was
+    left in reference cycles meanwhile."""
+    left: collections.Counter[str] = collections.Counter()
     gc.collect()
     gc.disable()
     try:
-        run()  # type: ignore[operator]
+        yield left
     finally:
         gc.set_debug(gc.DEBUG_SAVEALL)
         gc.collect()
-        left = collections.Counter(type(obj).__qualname__ for obj in gc.garbage)
+        left.update(type(obj).__qualname__ for obj in gc.garbage)
         gc.set_debug(0)
         gc.garbage.clear()
         gc.enable()
-    return left
 
 
 @pytest.mark.parametrize("game_name", registry.names())
@@ -53,7 +56,7 @@ def test_a_whole_match_of_every_game_leaves_no_cycles(game_name: str,
                                                       saved_collector: None) -> None:
     game = registry.get(game_name)
 
-    def play() -> None:
+    with cyclic_garbage() as left:
         match, rng = Match(game, game.info.min_seats, seed=7), Rng(7)
         for _ in range(400):
             if match.is_over:
@@ -66,8 +69,7 @@ def test_a_whole_match_of_every_game_leaves_no_cycles(game_name: str,
                     legal = match.legal_actions(seat)
                     match.submit(seat, legal[rng.below(len(legal))])
             match.advance()
-
-    assert cyclic_garbage(play) == collections.Counter()
+    assert left == collections.Counter()
 
 
 async def test_matches_on_a_live_server_leave_no_cycles(server: ArenaServer,
@@ -76,21 +78,12 @@ async def test_matches_on_a_live_server_leave_no_cycles(server: ArenaServer,
     recorder, audience, listing, replays): nothing of them is left in a cycle."""
     a = await account_client(server, "gc-a")
     b = await account_client(server, "gc-b")
-    gc.collect()
-    gc.disable()
-    try:
+    with cyclic_garbage() as left:
         for n in range(5):
             match_id = await challenge_match(a, [b], "battleline")
             await asyncio.gather(play_random(a, match_id, 2 * n), play_random(b, match_id, n))
         ref = await a.send({"type": "get_replay", "match_id": match_id})
         await a.expect_reply(ref)
-    finally:
-        gc.set_debug(gc.DEBUG_SAVEALL)
-        gc.collect()
-        left = collections.Counter(type(obj).__qualname__ for obj in gc.garbage)
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.enable()
     assert left == collections.Counter()
     for client in (a, b):
         await client.close()

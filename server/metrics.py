@@ -25,6 +25,11 @@ metric                                         type       what
                                                           ``void``
 ``arena_errors_sent_total{code}``              counter    ``error`` messages sent, by code
 =============================================  =========  =======================================
+
+Beside them, prometheus_client's standard process figures (``process_cpu_seconds_total``,
+``process_resident_memory_bytes``, ``process_open_fds``, …), the cyclic collector's
+(``python_gc_collections_total{generation}``, ``python_gc_objects_collected_total``) and
+``python_info``.
 """
 
 from __future__ import annotations
@@ -33,7 +38,14 @@ import bisect
 import collections
 from collections.abc import Callable, Iterator
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    GCCollector,
+    PlatformCollector,
+    ProcessCollector,
+    generate_latest,
+)
 from prometheus_client.metrics_core import (
     CounterMetricFamily,
     GaugeMetricFamily,
@@ -95,6 +107,12 @@ class ServerMetrics:
         self.errors_sent: collections.Counter[str] = collections.Counter()
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(_Families(self))
+        # The process's own standard figures, read when scraped (CPU seconds, resident
+        # memory, open file descriptors; the collector's collections per generation): what
+        # every Prometheus dashboard for a Python service expects beside the arena's own.
+        ProcessCollector(registry=self.registry)
+        GCCollector(registry=self.registry)
+        PlatformCollector(registry=self.registry)
 
     def action_taken(self, seconds: float) -> None:
         """A seat's action was taken; ``seconds`` of server time answered it."""

@@ -58,6 +58,10 @@ async def test_metrics_count_what_the_clients_did(server: ArenaServer) -> None:
     assert samples[("arena_errors_sent_total", (("code", refused["code"]),))] == 1
     assert samples[("arena_errors_sent_total", (("code", "malformed"),))] == 1
     assert samples[("arena_live_matches", ())] == 0
+    # the process's standard figures beside the arena's own
+    assert samples[("process_resident_memory_bytes", ())] > 0
+    assert samples[("process_open_fds", ())] > 0
+    assert ("python_gc_collections_total", (("generation", "0"),)) in samples
     assert samples[("arena_connections", ())] == 2
     assert samples[("arena_sessions", ())] == 2
 

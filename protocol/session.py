@@ -58,8 +58,9 @@ from protocol.messages import (
 SERVER_NAME = "tabletop-arena"
 MAX_PAUSE_S = 2.0
 """The longest the server stops reading from a refused client (:meth:`ServerSession.pause_for`);
-each refusal in a row doubles the pause up to this (a budget in a longer debt still says
-so in ``retry_after``, and is read again after this)."""
+a refusal after the last pause, with nothing of the client read since, doubles the pause up
+to this (a budget in a longer debt still says so in ``retry_after``, and is read again
+after this)."""
 CLIENT_NAME = "tabletop-arena-py"
 
 

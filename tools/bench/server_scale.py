@@ -205,8 +205,13 @@ async def paced_run(matches: int, args: argparse.Namespace) -> dict[str, Any]:
             assert load.stdout is not None
             await asyncio.wait_for(load.stdout.readline(), 180 + matches / 20)
         await host.command("stalls start")
-        results = [await last_json(load, 180 + matches / 20 + args.seconds) for load in loads]
+        for load in loads:  # the counted window closes (before the clients hang up)
+            assert load.stdout is not None
+            while (await asyncio.wait_for(load.stdout.readline(), 60 + args.seconds)
+                   ).strip() not in (b"counted", b""):
+                pass
         server_stalls = json.loads(await host.command("stalls"))
+        results = [await last_json(load, 180 + matches / 20 + args.seconds) for load in loads]
         cpu = host.cpu_s() - cpu
         wall = time.perf_counter() - started
         rss = host.rss()

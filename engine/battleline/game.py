@@ -32,6 +32,7 @@ from engine.battleline.rules import (
     claim_window_open,
     deck_count,
     flag_scores,
+    hidden_cards,
     holds_four,
     new_state,
     reorder,
@@ -321,16 +322,7 @@ class BattleLine(Game):
         return out
 
     def resample_hidden(self, state: State, seat: int | None, rng: Any) -> State:
-        hidden: list[str] = []
-        for d in DECKS:
-            hidden.extend(state["decks"][d])
-            hidden.extend(c for c, p in state["tops"][d] if p != seat)
-        if seat is None:
-            hidden.extend(state["hands"][0])
-            hidden.extend(state["hands"][1])
-        else:
-            known = state["known"][seat]
-            hidden.extend(c for c in state["hands"][1 - seat] if c not in known)
+        hidden = hidden_cards(state, seat)
         mapping: dict[str, str] = {}
         for is_troop in (True, False):
             pool = sorted((c for c in hidden if (INDEX[c] < NUM_TROOPS) == is_troop),

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from engine.battleline import formations
 from engine.battleline.cards import (
+    DECKS,
     ENVIRONMENT,
     INDEX,
     LEADERS,
@@ -100,6 +101,23 @@ def new_state(options: Mapping[str, Any]) -> State:
 
 def deck_count(state: Mapping[str, Any], deck: str) -> int:
     return len(state["decks"][deck]) + len(state["tops"][deck])
+
+
+def hidden_cards(state: Mapping[str, Any], seat: int | None) -> list[str]:
+    """The cards ``seat`` (``None``: a spectator) cannot see: every undrawn card except the
+    deck tops it returned itself (Scout), and the opponent's hand less what it saw go in
+    (both hands for a spectator)."""
+    hidden: list[str] = []
+    for deck in DECKS:
+        hidden.extend(state["decks"][deck])
+        hidden.extend(card for card, by in state["tops"][deck] if by != seat)
+    if seat is None:
+        hidden.extend(state["hands"][0])
+        hidden.extend(state["hands"][1])
+    else:
+        known = state["known"][seat]
+        hidden.extend(card for card in state["hands"][1 - seat] if card not in known)
+    return hidden
 
 
 def winner_reason(claimed: list[int | None], seat: int) -> str | None:

@@ -54,8 +54,8 @@ from typing import Any
 
 from bots.random_bot import random_answer
 from engine import registry
-from engine.battleline.cards import DECKS
 from engine.battleline.rules import OPTION_VALUES as BATTLELINE_OPTIONS
+from engine.battleline.rules import hidden_cards
 from engine.core import Game, IllegalAction, State
 from engine.rng import Rng
 from protocol.codec import encode_json, encode_msgpack
@@ -143,17 +143,7 @@ def number_spellings(numbers: Mapping[int, str]) -> tuple[dict[str, str], dict[b
 
 def battleline_cards(state: State, viewer: Viewer) -> frozenset[str]:
     """The cards of a Battle Line state hidden from ``viewer``: see the module docstring."""
-    hidden: set[str] = set()
-    for deck in DECKS:
-        hidden.update(state["decks"][deck])
-        hidden.update(card for card, by in state["tops"][deck] if by != viewer)
-    if viewer is None:
-        hidden.update(state["hands"][0])
-        hidden.update(state["hands"][1])
-    else:
-        known = state["known"][viewer]
-        hidden.update(c for c in state["hands"][1 - viewer] if c not in known)
-    return frozenset(hidden)
+    return frozenset(hidden_cards(state, viewer))
 
 
 def plan_patterns(state: State, plans: Mapping[int, Any]

@@ -36,7 +36,7 @@ from server.logs import configure_logging
 from server.storage import SqliteStore
 from tools.bench.measure import add_common, stderr_progress
 from tools.bench.server import end_leftovers, one_run, ratio
-from tools.bench.stalls import Stalls
+from tools.bench.stalls import Stalls, describe
 
 HELP = "p99 action round trip of live matches, quiet and while flooders hit the server"
 
@@ -99,8 +99,8 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                     f"run {n + 1}/{args.repeat}: p99 quiet "
                     f"{quiet[-1]['latency_ms']['p99']:.2f} ms, flooded "
                     f"{run['latency_ms']['p99']:.2f} ms; server: quiet "
-                    f"{stall_line(quiet[-1]['server_stalls'])}, flooded "
-                    f"{stall_line(run['server_stalls'])}; flooders {flood}")
+                    f"{describe(quiet[-1]['server_stalls'])}, flooded "
+                    f"{describe(run['server_stalls'])}; flooders {flood}")
         finally:
             await server.close()
             store.close()
@@ -127,14 +127,6 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             "flooders_got": {key: sum(f.get(key, 0) for f in floods)
                              for key in ("served", "rate_limited", "other_errors", "closed",
                                          "refused")}}
-
-
-def stall_line(stalls: dict[str, Any]) -> str:
-    gc_ = stalls["gc"]
-    pauses = ", ".join(f"{g['count']} of gen {n} (max {g['max_ms']:.1f} ms)"
-                       for n, g in enumerate(gc_.values()) if g["count"])
-    return (f"loop lag p99 {stalls['loop_lag_ms']['p99']:.2f} ms max "
-            f"{stalls['loop_lag_ms']['max']:.1f}, gc pauses: {pauses or 'none'}")
 
 
 def goal_line(ratio_: float | None) -> str:

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tools.bench.server_host import FD_SPARE, rss_bytes
+from tools.bench.stalls import describe
 
 IDLE_GOAL = 1.5
 """The arena's memory per idle connection at most this many times the bare server's."""
@@ -240,12 +241,8 @@ async def paced_run(matches: int, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def stall_line(run: dict[str, Any]) -> str:
-    """Where the tail comes from, in one line: the loops' lag and the collectors' pauses."""
-    server = run["server_stalls"]
-    gc_max = max(g["max_ms"] for g in server["gc"].values())
-    return (f"server loop lag p99 {server['loop_lag_ms']['p99']:.2f} ms (max "
-            f"{server['loop_lag_ms']['max']:.1f}), server gc max {gc_max:.1f} ms "
-            f"({server['gc']['gen2']['count']} full); clients' loop lag p99 "
+    """Where the tail comes from, in one line: the server's stalls and the clients'."""
+    return (f"server {describe(run['server_stalls'])}; clients' loop lag p99 "
             f"{run['client_loop_lag_p99_ms']:.2f} ms, gc max {run['client_gc_max_ms']:.1f} ms")
 
 

@@ -7,7 +7,8 @@
   over time, not over messages, so their p99 is "the loop was that late 1% of the time");
 * every pause of the cyclic garbage collector (``gc.callbacks``), by generation.
 
-:meth:`Stalls.report` gives both as plain figures for a bench's JSON.
+:meth:`Stalls.report` gives both as plain figures for a bench's JSON, :func:`describe` in
+one line.
 """
 
 from __future__ import annotations
@@ -67,3 +68,12 @@ class Stalls:
                                             "total_ms": round(sum(pauses) * 1000, 2),
                                             "max_ms": round(max(pauses, default=0.0) * 1000, 2)}
                        for generation, pauses in self.gc_pauses.items()}}
+
+
+def describe(report: dict[str, Any]) -> str:
+    """A :meth:`Stalls.report` in one line: the loop's lag and the collector's pauses."""
+    lag = report["loop_lag_ms"]
+    pauses = ", ".join(f"{g['count']} of gen {n} (max {g['max_ms']:.1f} ms)"
+                       for n, g in enumerate(report["gc"].values()) if g["count"])
+    return (f"loop lag p99 {lag['p99']:.2f} ms (max {lag['max']:.1f}), "
+            f"gc pauses: {pauses or 'none'}")

@@ -12,12 +12,10 @@ silently did not run would hide a broken web client.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from tools.services import PackageUnavailable, ensure_debian_package
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -30,36 +28,18 @@ CHROMIUM_ARGS = [
 ]
 
 
-class BrowserUnavailable(RuntimeError):
+class BrowserUnavailable(PackageUnavailable):
     """Chromium is missing and could not be installed."""
 
 
 def ensure_chromium() -> Path:
-    """The Chromium executable, installing Debian's ``chromium`` package if it is missing.
-    Raises :class:`BrowserUnavailable` with apt's output when that fails."""
-    if CHROMIUM.exists():
-        return CHROMIUM
-    apt = shutil.which("apt-get")
-    if apt is None:
-        raise BrowserUnavailable(f"{CHROMIUM} is missing and there is no apt-get to install "
-                                 "Debian's chromium package")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    steps = [[apt, "update"], [apt, "install", "-y", "--no-install-recommends", "chromium"]]
-    if os.geteuid() != 0:
-        sudo = shutil.which("sudo")
-        if sudo is None:
-            raise BrowserUnavailable(f"{CHROMIUM} is missing; installing it needs root")
-        steps = [[sudo, "-n", *step] for step in steps]
-    for step in steps:
-        print(f"[web tests] {' '.join(step)}", file=sys.stderr, flush=True)
-        done = subprocess.run(step, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                              text=True, timeout=900)
-        if done.returncode != 0:
-            raise BrowserUnavailable(f"{' '.join(step)} failed ({done.returncode}):\n"
-                                     f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-    if not CHROMIUM.exists():
-        raise BrowserUnavailable(f"apt installed chromium but {CHROMIUM} is still missing")
-    return CHROMIUM
+    """The Chromium executable, installing Debian's ``chromium`` package if it is missing
+    (:func:`tools.services.ensure_debian_package`). Raises :class:`BrowserUnavailable` with
+    apt's output when that fails."""
+    try:
+        return Path(ensure_debian_package(str(CHROMIUM), "chromium", note="[web tests]"))
+    except PackageUnavailable as exc:
+        raise BrowserUnavailable(str(exc)) from exc
 
 
 def launch(playwright: Any, user_data_dir: Path) -> Any:

@@ -57,6 +57,7 @@ from server import http
 from server.admission import GUEST_RETRY_AFTER_S, Admission, Admitted
 from server.api import MatchApi
 from server.audience import Audience
+from server.cluster import ClusterConfig, ClusterNode
 from server.connection import (
     CLOSE_TRY_AGAIN_LATER,
     DEFAULT_MAX_BYTES,
@@ -216,12 +217,14 @@ class ArenaServer:
                  seeds: Callable[[], int] | None = None,
                  ladder: LadderSettings | None = None,
                  services: Sequence[Callable[[Hub], Service]] = (),
-                 resume: bool = True) -> None:
+                 resume: bool = True, cluster: ClusterConfig | None = None) -> None:
         """``seeds`` makes match seeds (default: 63 random bits each); tests pass their own
         to replay a run. ``ladder`` configures the bot ladder (default: one per game), the
         service every server runs; ``services`` makes more, each from this hub.
         ``resume``: resume the matches an earlier server left live in the store (else they
-        are ended void)."""
+        are ended void). ``cluster``: run as a node of a cluster (:mod:`server.cluster`):
+        matches are hosted on any node, and a node takes over those of a node that died
+        (``resume`` then applies to nothing: no node resumes every live match)."""
         self.store = store
         self.resume = resume
         self.closing = False
@@ -273,13 +276,19 @@ class ArenaServer:
         # that read its books.
         self.ladder = LadderService(self, ladder)
         self.services: list[Service] = [self.ladder, *(make(self) for make in services)]
+        self.cluster = None if cluster is None else ClusterNode(self, cluster)
 
     # ---- lifecycle -------------------------------------------------------------------------
 
-    async def start(self, host: str = "127.0.0.1", port: int = 8765) -> None:
-        """Listen (``port=0`` picks a free port; read :attr:`port` afterwards)."""
+    async def start(self, host: str = "127.0.0.1", port: int = 8765, *,
+                    reuse_port: bool = False) -> None:
+        """Listen (``port=0`` picks a free port; read :attr:`port` afterwards).
+        ``reuse_port``: share the port with other processes (SO_REUSEPORT: the nodes of a
+        cluster on one machine)."""
         self._clock = asyncio.get_running_loop().time  # (get_running_loop asks for the pid)
-        if self.resume:
+        if self.cluster is not None:
+            await self.cluster.start()
+        elif self.resume:
             await self._resume_matches()
         else:
             voided = await asyncio.to_thread(self.store.void_live_matches)
@@ -294,7 +303,9 @@ class ArenaServer:
             # Browsers negotiate permessage-deflate by default and it triples the memory of
             # an idle connection; our frames are small. Off.
             compression=None,
-            server_header=f"tabletop-arena/{self.version}",
+            server_header=f"tabletop-arena/{self.version}" + (
+                "" if self.cluster is None else f" node/{self.cluster.node_id}"),
+            reuse_port=reuse_port or None,
             ping_interval=20, ping_timeout=20,
             create_connection=ArenaWebSocket)
         sockname = next(iter(self._server.sockets)).getsockname()
@@ -303,6 +314,8 @@ class ArenaServer:
         self._persister = asyncio.get_running_loop().create_task(self._persist_loop())
         for service in self.services:
             await service.start()
+        if self.cluster is not None:
+            self.cluster.run()
         log.info("listening", host=self.host, port=self.port, version=self.version)
 
     @property
@@ -354,7 +367,17 @@ class ArenaServer:
                 async with asyncio.timeout(5):
                     await self._server.wait_closed()
         await asyncio.to_thread(self.store.flush)  # (progress was handed over on freezing)
+        if self.cluster is not None:  # stored: the other nodes may take the matches over
+            await self.cluster.close()
         log.info("stopped", live_matches=len(self.live))
+
+    async def flush_store(self) -> None:
+        """Wait until everything handed to the store so far is committed."""
+        await asyncio.to_thread(self.store.flush)
+
+    def now(self) -> float:
+        """The server's clock (the event loop's)."""
+        return self._clock()
 
     def persist_progress(self, every: bool = False,
                          matches: Iterable[LiveMatch] | None = None) -> None:
@@ -650,6 +673,8 @@ class ArenaServer:
         becomes ``guest``."""
         resume, token = hello.get("resume"), hello.get("token")
         session = None if resume is None else self.sessions.get(resume)
+        if session is None and resume is not None and self.cluster is not None:
+            session = await self.cluster.adopt(resume)  # a session of another node
         if resume is not None and session is None and token is None:
             conn.protocol.reject_hello(hello, "unauthorized",
                                        "unknown or expired session; say hello without "
@@ -684,10 +709,14 @@ class ArenaServer:
             live = self.live.get(match_id)
             if live is not None:
                 self._guard(live, live.seat_back, session)
+            elif self.cluster is not None:
+                self.cluster.seat_back(session, match_id)
         for match_id in list(session.watching):
             live = self.live.get(match_id) or self.recent.get(match_id)
             if live is not None:
                 live.resync_spectator(session)
+            elif self.cluster is not None:
+                self.cluster.seat_back(session, match_id, watch=True)
         conn.log.info("hello", account=session.name, kind=session.kind,
                       seats=len(session.seats), client=hello.get("client"))
 
@@ -744,6 +773,8 @@ class ArenaServer:
         session.away_since = None
         session.views = hello.get("views") is True
         conn.log = conn.log.bind(account=session.name)
+        if self.cluster is not None:
+            self.cluster.attached(session)
         conn.protocol.welcome(session=session.token, account=session.account,
                               server_version=self.version, hello=hello, views=session.views)
         conn.flush()
@@ -761,17 +792,22 @@ class ArenaServer:
                     other.send({"type": "challenge_declined",
                                 "challenge_id": challenge.challenge_id,
                                 "by": session.name})
+        if self.cluster is not None:
+            self.cluster.forget_seeks(session)
         for match_id in list(session.seats):
             live = self.live.get(match_id)
             if live is not None:
                 self._guard(live, live.seat_away, session)
+            elif self.cluster is not None:
+                self.cluster.seat_away(session, match_id)
 
     # ---- matches -----------------------------------------------------------------------------
 
     def start_match(self, spec: MatchSpec, seating: list[Session],
-                    ref_for: tuple[Session, Any] | None = None) -> LiveMatch:
+                    ref_for: tuple[Session, Any] | None = None,
+                    match_id: str | None = None) -> LiveMatch:
         """Create, persist and start a match; ``seating[i]`` takes seat ``i``."""
-        match_id = secrets.token_hex(8)
+        match_id = match_id or secrets.token_hex(8)
         runner = MatchRunner(match_id, registry.get(spec.game),
                              [SeatInfo(s.name, s.kind) for s in seating], spec.options,
                              self._new_seed(), clock=spec.clock, grace_s=self.grace_s)
@@ -791,6 +827,8 @@ class ArenaServer:
 
     def _match_ended(self, live: LiveMatch) -> None:
         self.live.pop(live.match_id, None)
+        if self.cluster is not None:
+            self.cluster.ended(live)
         self.metrics.match_finished(live.game, live.status)
         for session in live.seating:
             session.seats.pop(live.match_id, None)
@@ -805,6 +843,14 @@ class ArenaServer:
             self.listing.forget(old.match_id)
             for session in old.spectators:
                 session.watching.discard(old.match_id)
+
+    def add_live(self, runner: MatchRunner, seating: list[Session]) -> LiveMatch:
+        """Drive ``runner`` here (a match this node takes over)."""
+        return self._add_live(runner, seating)
+
+    def guard(self, live: LiveMatch, call: Callable[..., Any], *args: Any) -> Any:
+        """:meth:`_guard`, for the cluster node."""
+        return self._guard(live, call, *args)
 
     def _guard(self, live: LiveMatch, call: Callable[..., Any], *args: Any) -> Any:
         """Run a match operation and return its result; a fault voids that match and
@@ -839,7 +885,10 @@ class ArenaServer:
         conn.protocol.reply(msg, self.listing.message(self._clock(), page_limit(msg),
                                                       msg.get("game"), msg.get("cursor")))
 
-    def _seek(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+    def _seek(self, conn: Connection, session: Session, msg: dict[str, Any]
+              ) -> Awaitable[None] | None:
+        if self.cluster is not None:  # seekers on every node pair
+            return self.cluster.seek(conn, session, msg)
         spec = MatchSpec.parse(msg["game"], msg.get("options"), msg.get("clock"),
                                msg.get("seats"))
         seek_id, group = self.lobby.seek(session, spec)
@@ -852,9 +901,21 @@ class ArenaServer:
                 j = secrets.randbelow(i + 1)
                 order[i], order[j] = order[j], order[i]
             self.start_match(spec, order)
+        return None
 
-    def _cancel_seek(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+    def _cancel_seek(self, conn: Connection, session: Session, msg: dict[str, Any]
+                     ) -> Awaitable[None] | None:
+        if self.cluster is not None:
+            return self._cancel_cluster_seek(conn, session, msg)
         if not self.lobby.cancel_seek(session, msg["seek_id"]):
+            raise LobbyError("not_found", "no such seek of yours")
+        conn.protocol.reply(msg, {"type": "ok"})
+        return None
+
+    async def _cancel_cluster_seek(self, conn: Connection, session: Session,
+                                   msg: dict[str, Any]) -> None:
+        assert self.cluster is not None
+        if not await self.cluster.cancel_seek(session, msg["seek_id"]):
             raise LobbyError("not_found", "no such seek of yours")
         conn.protocol.reply(msg, {"type": "ok"})
 
@@ -922,22 +983,31 @@ class ArenaServer:
                                          msg.get("bot"), msg.get("version"))
         conn.protocol.reply(msg, {"type": "ok"})
 
-    def _spectate(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+    def _spectate(self, conn: Connection, session: Session, msg: dict[str, Any]
+                  ) -> Awaitable[None] | None:
         live = self.find_match(msg["match_id"])
+        if live is None and self.cluster is not None:
+            return self.cluster.spectate(session, msg)  # hosted on another node
         if live is None:
             raise LobbyError("not_found", "no live or recent match with that id")
         live.spectate(session, msg.get("id"))
+        return None
 
     def _leave(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
         live = self.find_match(msg["match_id"])
         if live is not None:
             live.leave(session)
+        elif self.cluster is not None:
+            self.cluster.leave(session, msg["match_id"])
         session.watching.discard(msg["match_id"])
         conn.protocol.reply(msg, {"type": "ok"})
 
     def _action(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
         match_id = msg["match_id"]
         live = self.find_match(match_id)
+        if live is None and self.cluster is not None:
+            self.cluster.action(conn, session, msg)  # hosted on another node
+            return
         if live is None:
             conn.protocol.error("not_found", "no such match", to=msg, match_id=match_id,
                                 request_id=msg["request_id"])
@@ -956,6 +1026,9 @@ class ArenaServer:
 
     def _resign(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
         live = self.live.get(msg["match_id"])
+        if live is None and self.cluster is not None:
+            self.cluster.resign(session, msg)  # hosted on another node
+            return
         if live is None or not live.seats_of(session):
             raise LobbyError("not_found", "you hold no seat in a live match with that id")
         self._guard(live, live.resign, session, msg.get("id"))

@@ -22,15 +22,25 @@ caller ends it void.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from engine import registry
 from server.clocks import Clock
 from server.render import SeatInfo
 from server.runner import MatchRunner, Outgoing
-from server.sessions import Session, Sessions
+from server.sessions import Session
 from server.storage import MatchRow
 
 
-def resume_match(row: MatchRow, sessions: Sessions, now: float, grace_s: float
+class Restorer(Protocol):
+    """Makes the away session of a resumed seat (:meth:`server.sessions.Sessions.restore`;
+    a cluster node makes placeholders that a seat's home node attaches)."""
+
+    def restore(self, name: str, kind: str, resume_hash: str | None, now: float
+                ) -> Session: ...
+
+
+def resume_match(row: MatchRow, sessions: Restorer, now: float, grace_s: float
                  ) -> tuple[MatchRunner, list[Outgoing], list[Session]]:
     """The runner of the stored live match ``row``, what it has to send at once (a
     ``match_end`` if its last stored action ended it), and its seating: the restored away

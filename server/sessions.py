@@ -106,6 +106,14 @@ class Sessions:
             session = self._by_hash.get(token_hash(token))
         return session
 
+    def adopt(self, token: str, name: str, kind: str) -> Session:
+        """A session another node of the cluster gave out (its client resumes here after
+        that node went away): kept under the same resume token."""
+        session = self._by_token.get(token)
+        if session is None:
+            session = self._by_token[token] = Session(token=token, name=name, kind=kind)
+        return session
+
     def restore(self, name: str, kind: str, resume_hash: str | None, now: float) -> Session:
         """The away session of a seat in a match resumed after a restart: the one already
         restored for ``resume_hash``, else a new one (claimable by that old token, or by

@@ -2,6 +2,9 @@
 
     arena serve [--host 127.0.0.1] [--port 8765] [--db arena.sqlite3] [--log-level info]
                 [--grace 30] [--limit NAME=VALUE ...]
+                [--redis URL [--nodes N | --reuse-port --node-id ID]]
+
+With ``--redis`` the server is a node of a cluster (see :mod:`server.commands.nodes`).
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import signal
 import sys
 
 from server.app import ArenaServer, tune_gc
+from server.cluster import ClusterConfig
+from server.commands import nodes
 from server.commands.arguments import limit, limits, non_negative_float, port
 from server.logs import LEVELS, configure_logging
 from server.storage import SqliteStore
@@ -37,6 +42,7 @@ def add_server_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_server_arguments(p)
+    nodes.add_cluster_arguments(p)
 
 
 async def wait_for_stop_signal() -> None:
@@ -51,9 +57,14 @@ async def wait_for_stop_signal() -> None:
 
 async def serve_until_stopped(args: argparse.Namespace) -> int:
     store = SqliteStore(args.db)
-    server = ArenaServer(store, grace_s=args.grace, limits=limits(args.limit))
+    redis = getattr(args, "redis", None)
+    cluster = None if not redis else ClusterConfig(
+        redis, node_id=args.node_id, prefix=args.cluster_prefix)
+    server = ArenaServer(store, grace_s=args.grace, limits=limits(args.limit),
+                         cluster=cluster)
     try:
-        await server.start(args.host, args.port)
+        await server.start(args.host, args.port,
+                           reuse_port=bool(getattr(args, "reuse_port", False)))
         tune_gc()
         print(f"Tabletop Arena serving on {server.http_url} — {server.ws_url}", flush=True)
         await wait_for_stop_signal()
@@ -64,6 +75,13 @@ async def serve_until_stopped(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "redis", None) is not None or getattr(args, "nodes", 1) > 1:
+        problem = nodes.cluster_problem(args)
+        if problem is not None:
+            print(f"arena serve: error: {problem}", file=sys.stderr)
+            return 2
+        if args.nodes > 1:
+            return nodes.supervise(args)
     configure_logging(args.log_level)
     try:
         return asyncio.run(serve_until_stopped(args))

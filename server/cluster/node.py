@@ -1,0 +1,771 @@
+"""One server node of a cluster: matches hosted here, seats and spectators anywhere.
+
+Several nodes share one listening port (SO_REUSEPORT), one PostgreSQL store and one Redis.
+A client lands on any node — its *home*, which holds its connection and its session. A
+match lives on one node — its *host*, which runs it (:class:`~server.live.LiveMatch`) and
+stores it. A seat or a spectator whose home is another node is a :class:`RemoteSession` on
+the host: what the match sends it is encoded there, in the client's encoding, and travels
+over the bus (:mod:`server.cluster.bus`) to its home, which writes the frame; what the client
+sends for that match (``action``, ``resign``, ``spectate``, ``leave``) its home forwards to
+the host. Operations between two nodes keep their order, so a seat's messages and the
+request-id rules hold as on one node.
+
+What Redis holds (``{prefix}`` is ``arena:`` unless configured):
+
+* ``alive:{node}`` — presence, a key that expires unless the node renews it
+  (:data:`PRESENCE_TTL_S`); ``nodes`` — every node that joined and has not been cleared;
+* ``session:{hash}`` — a session's name, kind and credential, by the SHA-256 of its resume
+  token, so a client can resume on any node; ``seats:{hash}`` — its live matches;
+* ``match:{id}`` — the match's host and *epoch*: each new host of a match (after a node
+  died) takes the next epoch with a compare-and-set, so two nodes never both host it;
+* ``jobs:{node}`` — the node's match jobs, a Redis Stream read through the consumer group
+  ``hosts``. Every match a node hosts is an entry there, acknowledged when the match
+  ends; ``seeks:{spec}`` — the lobby's waiting seeks of one match spec.
+
+When a node dies (``kill -9``: its presence expires), one survivor takes a lock
+(``reclaim:{node}``, with an expiry) and moves the dead node's unacknowledged jobs to its own
+stream (``XAUTOCLAIM``); it then resumes each match from the store (seed, options, action
+log, clocks: :func:`server.resume.resume_match`) and tells every node (``moved``); each node
+re-attaches the seats and spectators it holds, and a client of the dead node resumes on
+another one with its resume token (``session:{hash}``). A match's result is written once
+(the store ignores a second final write: the first result wins).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import random
+import secrets
+import socket
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+import orjson
+import structlog
+from redis import asyncio as aioredis
+from redis.exceptions import ResponseError
+
+from protocol import EncodedMessage, encode, error_message
+from server.cluster.bus import Bus, Op
+from server.lobby import LobbyError, MatchSpec
+from server.resume import resume_match
+from server.sessions import Session
+from server.storage import token_hash
+
+if TYPE_CHECKING:
+    from server.app import ArenaServer
+    from server.connection import Connection
+    from server.live import LiveMatch
+
+log = structlog.get_logger("arena.cluster")
+
+PRESENCE_TTL_S = 2.0
+"""A node whose presence key has not been renewed for this long is dead."""
+HEARTBEAT_S = 0.5
+"""How often a node renews its presence and looks for dead nodes."""
+RECLAIM_LOCK_S = 15.0
+"""How long the survivor moving a dead node's jobs holds the lock for that node."""
+GROUP = "hosts"
+
+_CLAIM = """
+local epoch = tonumber(redis.call('HGET', KEYS[1], 'epoch') or '-1')
+if tonumber(ARGV[2]) > epoch then
+  redis.call('HSET', KEYS[1], 'host', ARGV[1], 'epoch', ARGV[2])
+  return 1
+end
+return 0
+"""
+"""Compare-and-set a match's host: the claim with a newer epoch wins (fencing)."""
+
+_SEEK = """
+local items = redis.call('LRANGE', KEYS[1], 0, -1)
+local want = tonumber(ARGV[3])
+for _, item in ipairs(items) do
+  if cjson.decode(item)['h'] == ARGV[2] then return {'dup', item} end
+end
+local picked = {}
+for _, item in ipairs(items) do
+  if #picked < want then table.insert(picked, item) end
+end
+if #picked == want then
+  for _, item in ipairs(picked) do redis.call('LREM', KEYS[1], 1, item) end
+  return picked
+end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+return {}
+"""
+"""Pair or wait, atomically: take the ``want`` oldest other seeks of the spec, or queue."""
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    redis_url: str
+    node_id: str | None = None
+    prefix: str = "arena:"
+
+
+class FrameMessage(EncodedMessage):
+    """A frame encoded on another node, written here as it is."""
+
+    __slots__ = ()
+
+    def __init__(self, frame: str | bytes) -> None:
+        super().__init__({})
+        if isinstance(frame, bytes):
+            self._msgpack = frame
+        else:
+            self._json = frame
+
+
+@dataclass(eq=False)
+class RemoteSession(Session):
+    """A seat's or a spectator's session whose connection is on another node (its
+    ``home``): what is sent to it is encoded here and goes over the bus."""
+
+    home: str = ""
+    encoding: str = "json"
+    online: bool = False
+    bus: Bus | None = None
+
+    @property
+    def connected(self) -> bool:
+        return self.online
+
+    def send(self, message: Any) -> None:
+        if not self.online or self.bus is None:
+            return
+        if isinstance(message, EncodedMessage):
+            frame = message.frame(self.encoding)  # type: ignore[arg-type]
+        else:
+            frame = encode(message, self.encoding)  # type: ignore[arg-type]
+        self.bus.send(self.home, {"o": "f", "h": self.resume_hash, "f": frame})
+
+
+def session_info(session: Session, node: str) -> dict[str, Any]:
+    """What a host needs to seat a session of ``node``."""
+    conn = session.connection
+    return {"h": session.resume_hash, "n": node, "name": session.name, "kind": session.kind,
+            "v": session.views, "l": bool(getattr(session, "lean", False)),
+            "e": conn.protocol.encoding if conn is not None else "json",
+            "c": session.connected}
+
+
+class ClusterNode:
+    def __init__(self, server: ArenaServer, config: ClusterConfig) -> None:
+        self.server = server
+        self.config = config
+        self.node_id = config.node_id or (
+            f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}")
+        self.prefix = config.prefix
+        self.redis: aioredis.Redis | None = None
+        self.bus: Bus | None = None
+        self.local: dict[str, Session] = {}          # resume hash -> session of this node
+        self.remote: dict[str, RemoteSession] = {}   # resume hash -> proxy on this host
+        self.hosts: dict[str, str] = {}              # match id -> its host (a cache)
+        self.jobs: dict[str, tuple[str, str] | None] = {}  # hosted match -> its job entry
+        self.seeks: dict[str, tuple[str, bytes, Session]] = {}
+        self.dead: set[str] = set()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._background: set[asyncio.Task[Any]] = set()
+        self._claim: Any = None
+        self._seek: Any = None
+        self.reclaimed = 0
+
+    # ---- keys ---------------------------------------------------------------------------------
+
+    def key(self, *parts: str) -> str:
+        return self.prefix + ":".join(parts)
+
+    def stream(self, node: str) -> str:
+        return self.key("jobs", node)
+
+    @property
+    def r(self) -> Any:  # (redis-py's asyncio types are loose: read as Any here)
+        assert self.redis is not None, "the cluster node is not started"
+        return self.redis
+
+    # ---- lifecycle ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect to Redis, announce this node and listen on the bus (before the server
+        listens); the job reader and the watch over the other nodes start with
+        :meth:`run`."""
+        self.redis = aioredis.from_url(self.config.redis_url)
+        await self.r.ping()
+        self._claim = self.r.register_script(_CLAIM)
+        self._seek = self.r.register_script(_SEEK)
+        self.bus = Bus(self.r, self.node_id, self.prefix, self._on_ops)
+        await self.bus.start()
+        await self._renew()
+        await self.r.sadd(self.key("nodes"), self.node_id)
+        await self._ensure_group(self.stream(self.node_id))
+        log.info("node_joined", node=self.node_id)
+
+    def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._read_jobs(), name="cluster-jobs"),
+                       loop.create_task(self._watch(), name="cluster-watch")]
+
+    async def close(self) -> None:
+        """Leave: stop reading jobs and renewing presence, then drop the presence key so
+        that the survivors take this node's matches over at once (call after the server
+        stored every live match's progress)."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        if self._background:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(2):
+                    await asyncio.gather(*self._background, return_exceptions=True)
+        if self.bus is not None:
+            await self.bus.close()
+        if self.redis is not None:
+            with contextlib.suppress(Exception):
+                await self.r.delete(self.key("alive", self.node_id))
+            await self.r.aclose()
+        log.info("node_left", node=self.node_id)
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.get_running_loop().create_task(self._logged(coro))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    @staticmethod
+    async def _logged(coro: Awaitable[Any]) -> None:
+        try:
+            await coro
+        except Exception:
+            log.exception("cluster_task_failed")
+
+    async def _ensure_group(self, stream: str) -> None:
+        with contextlib.suppress(ResponseError):  # BUSYGROUP: it exists
+            await self.r.xgroup_create(stream, GROUP, id="0", mkstream=True)
+
+    async def _renew(self) -> None:
+        await self.r.set(self.key("alive", self.node_id), b"1",
+                         px=int(PRESENCE_TTL_S * 1000))
+
+    # ---- sessions -----------------------------------------------------------------------------
+
+    def attached(self, session: Session) -> None:
+        """A session said hello here: it is this node's, and any node may resume it."""
+        h = session.resume_hash
+        self.local[h] = session
+        fields = {"name": session.name, "kind": session.kind, "node": self.node_id,
+                  "credential": session.credential or ""}
+
+        async def register() -> None:
+            async with self.r.pipeline(transaction=False) as pipe:
+                pipe.hset(self.key("session", h), mapping=fields)
+                pipe.expire(self.key("session", h), 6 * 3600)
+                await pipe.execute()
+        self._spawn(register())
+
+    async def adopt(self, token: str) -> Session | None:
+        """The session of a resume token that another node gave out (``None`` if no node
+        did): made here under the same token, away, with its live seats."""
+        h = token_hash(token)
+        data = await self.r.hgetall(self.key("session", h))
+        if not data:
+            return None
+        fields = {k.decode(): v.decode() for k, v in data.items()}
+        session = self.server.sessions.adopt(token, fields["name"], fields["kind"])
+        session.credential = fields.get("credential") or None
+        session.away_since = asyncio.get_running_loop().time()
+        for raw in await self.r.smembers(self.key("seats", h)):
+            session.seats.setdefault(raw.decode(), [])
+        return session
+
+    def _local(self, h: str) -> Session | None:
+        session = self.local.get(h)
+        if session is not None and self.server.sessions.get(session.token) is not session:
+            del self.local[h]
+            return None
+        return session
+
+    def _proxy(self, info: dict[str, Any]) -> RemoteSession:
+        h = info["h"]
+        proxy = self.remote.get(h)
+        if proxy is None:
+            proxy = RemoteSession(token=f"remote:{h}", name=info["name"], kind=info["kind"],
+                                  bus=self.bus)
+            proxy.__dict__["resume_hash"] = h
+            self.remote[h] = proxy
+        proxy.home = info.get("n") or proxy.home
+        proxy.encoding = info.get("e") or proxy.encoding
+        proxy.views = bool(info.get("v", proxy.views))
+        if hasattr(proxy, "lean"):
+            proxy.lean = bool(info.get("l", False))
+        proxy.online = bool(info.get("c", False)) and bool(proxy.home) \
+            and proxy.home not in self.dead
+        return proxy
+
+    def _seat(self, info: dict[str, Any]) -> Session:
+        """The session that takes a seat described by ``info`` on this host."""
+        if info["n"] == self.node_id:
+            session = self._local(info["h"])
+            if session is not None:
+                return session
+            info = {**info, "c": False}
+        return self._proxy(info)
+
+    # ---- the host's side ----------------------------------------------------------------------
+
+    def host_match(self, spec: MatchSpec, infos: list[dict[str, Any]],
+              match_id: str | None = None) -> LiveMatch:
+        """Host a new match here: ``infos[i]`` describes who takes seat ``i``."""
+        match_id = match_id or secrets.token_hex(8)
+        seating = [self._seat(info) for info in infos]
+        for seat_no, session in enumerate(seating):
+            if isinstance(session, RemoteSession):
+                seats = [i for i, s in enumerate(seating) if s is session]
+                if seats[0] == seat_no:
+                    self.bus_send(session.home, {"o": "seated", "m": match_id,
+                                                 "h": session.resume_hash, "seats": seats,
+                                                 "host": self.node_id,
+                                                 "seek": infos[seat_no].get("s")})
+            else:
+                self._drop_seek(infos[seat_no].get("s"))
+        live = self.server.start_match(spec, seating, match_id=match_id)
+        job = {"m": match_id, "game": spec.game, "options": dict(spec.options),
+               "clock": None if spec.clock is None else spec.clock.to_json(),
+               "seats": infos, "by": self.node_id, "local": True, "epoch": 0}
+        self.jobs.setdefault(match_id, None)
+        self._spawn(self._register(match_id, job, [s.resume_hash for s in seating]))
+        return live
+
+    async def _register(self, match_id: str, job: dict[str, Any], hashes: list[str]) -> None:
+        await self._claim(keys=[self.key("match", match_id)], args=[self.node_id, 0])
+        stream = self.stream(self.node_id)
+        entry = await self.r.xadd(stream, {"job": msgpack.packb(job)})
+        async with self.r.pipeline(transaction=False) as pipe:
+            for h in dict.fromkeys(hashes):
+                pipe.sadd(self.key("seats", h), match_id)
+            await pipe.execute()
+        if match_id in self.jobs:
+            self.jobs[match_id] = (stream, entry.decode())
+        else:  # it ended already
+            await self._finish_job(match_id, (stream, entry.decode()), hashes)
+
+    def ended(self, live: LiveMatch) -> None:
+        """A match hosted here ended: tell the seats' homes, then retire its job."""
+        match_id = live.match_id
+        hashes = [s.resume_hash for s in live.seating]
+        for session in dict.fromkeys(live.seating):
+            if isinstance(session, RemoteSession):
+                self.bus_send(session.home, {"o": "ended", "m": match_id,
+                                             "h": session.resume_hash})
+                self._maybe_forget(session)
+        if match_id in self.jobs:
+            entry = self.jobs.pop(match_id)
+            if entry is not None:
+                self._spawn(self._finish_job(match_id, entry, hashes))
+
+    async def _finish_job(self, match_id: str, entry: tuple[str, str],
+                          hashes: list[str]) -> None:
+        await self.server.flush_store()  # the result is stored before the job is retired
+        stream, entry_id = entry
+        async with self.r.pipeline(transaction=False) as pipe:
+            pipe.xack(stream, GROUP, entry_id)
+            pipe.xdel(stream, entry_id)
+            pipe.delete(self.key("match", match_id))
+            for h in dict.fromkeys(hashes):
+                pipe.srem(self.key("seats", h), match_id)
+            await pipe.execute()
+
+    def _maybe_forget(self, proxy: RemoteSession) -> None:
+        if not proxy.seats and not proxy.watching:
+            self.remote.pop(proxy.resume_hash, None)
+
+    async def _read_jobs(self) -> None:
+        stream = self.stream(self.node_id)
+        while True:
+            try:
+                found = await self.r.xreadgroup(GROUP, self.node_id, {stream: ">"},
+                                                count=50, block=1000)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("job_read_failed")
+                await asyncio.sleep(0.5)
+                continue
+            for _stream, entries in found or []:
+                for entry_id, fields in entries:
+                    try:
+                        await self._take(stream, entry_id.decode(),
+                                         msgpack.unpackb(fields[b"job"]))
+                    except Exception:
+                        log.exception("job_failed", entry=entry_id)
+
+    async def _take(self, stream: str, entry_id: str, job: dict[str, Any]) -> None:
+        """A job of this node's stream: host the match (or resume it) unless this node
+        made the job for a match it started itself."""
+        match_id = job["m"]
+        if job.get("local") and job.get("by") == self.node_id:
+            return  # started here: _register keeps its entry
+        claimed = await self._claim(keys=[self.key("match", match_id)],
+                                    args=[self.node_id, int(job.get("epoch", 0))])
+        if not claimed:
+            log.warning("job_superseded", match_id=match_id)
+            await self.r.xack(stream, GROUP, entry_id)
+            return
+        self.jobs[match_id] = (stream, entry_id)
+        hashes = [info["h"] for info in job["seats"]]
+        if job.get("resume"):
+            row = await asyncio.to_thread(self.server.store.get_match, match_id)
+            if row is not None:
+                if row.status != "live":
+                    del self.jobs[match_id]
+                    await self._finish_job(match_id, (stream, entry_id), hashes)
+                    return
+                self._resume(row, job)
+                return
+        spec = MatchSpec.parse(job["game"], job["options"], job["clock"], len(job["seats"]))
+        self.host_match(spec, job["seats"], match_id=match_id)
+        self.jobs[match_id] = (stream, entry_id)
+
+    def _resume(self, row: Any, job: dict[str, Any]) -> None:
+        infos = {info["h"]: info for info in job["seats"]}
+        node = self
+
+        class Placeholders:
+            """Each seat of the resumed match: away until its home attaches it."""
+
+            @staticmethod
+            def restore(name: str, kind: str, resume_hash: str | None, now: float
+                        ) -> Session:
+                h = resume_hash or secrets.token_hex(16)
+                info = {**infos.get(h, {"name": name, "kind": kind}), "h": h,
+                        "name": name, "kind": kind, "n": "", "c": False}
+                proxy = node._proxy(info)
+                proxy.online = False
+                proxy.away_since = now
+                return proxy
+
+        server = self.server
+        runner, out, seating = resume_match(row, Placeholders(), server.now(), server.grace_s)
+        live = server.add_live(runner, seating)
+        server.guard(live, live.resume, out)
+        self.reclaimed += 1
+        log.warning("match_taken_over", match_id=row.id, moves=runner.moves)
+        if self.bus is not None:
+            self.bus.broadcast({"o": "moved", "m": row.id, "host": self.node_id})
+
+    def _host_op(self, op: Op) -> None:
+        kind = op["o"]
+        server = self.server
+        match_id = op["m"]
+        live = server.live.get(match_id)
+        if kind == "attach":
+            info = op["i"]
+            if op.get("w"):
+                watched = live or server.recent.get(match_id)
+                if watched is None:
+                    self._answer(info, error_message("not_found", "no live or recent match "
+                                                     "with that id", ref=op.get("ref")))
+                    return
+                session = self._seat(info)
+                server.guard(watched, watched.spectate, session, op.get("ref"))
+                return
+            if live is None:  # over (or never here): the home forgets the seat
+                self.bus_send(info["n"], {"o": "ended", "m": match_id, "h": info["h"]})
+                return
+            self._attach_seat(live, info)
+            return
+        proxy = self.remote.get(op["h"])
+        if kind == "leave":
+            if proxy is not None:
+                watched = live or server.recent.get(match_id)
+                if watched is not None:
+                    watched.leave(proxy)
+                self._maybe_forget(proxy)
+            return
+        if live is None or proxy is None or not live.seats_of(proxy):
+            if kind == "act":
+                msg = op["msg"]
+                self._answer({"n": op["n"], "h": op["h"], "e": op["e"]}, error_message(
+                    "not_found", "no such match", ref=msg.get("id"), match_id=match_id,
+                    request_id=msg.get("request_id")))
+            return
+        if kind == "act":
+            server.guard(live, live.action, proxy, op["msg"])
+        elif kind == "resign":
+            server.guard(live, live.resign, proxy, op.get("ref"))
+        elif kind == "away":
+            proxy.online = False
+            server.guard(live, live.seat_away, proxy)
+
+    def _attach_seat(self, live: LiveMatch, info: dict[str, Any]) -> None:
+        h = info["h"]
+        holder = next((s for s in live.seating if s.resume_hash == h), None)
+        if holder is None:
+            return
+        if info["n"] == self.node_id:
+            session = self._local(h)
+            if session is None:
+                return
+            if holder is not session:  # a placeholder: the seat is this node's again
+                seating = live.seating
+                for i, s in enumerate(seating):
+                    if s is holder:
+                        seating[i] = session
+                session.seats[live.match_id] = holder.seats.pop(live.match_id, [])
+                if isinstance(holder, RemoteSession):
+                    self._maybe_forget(holder)
+            if session.connected:
+                self.server.guard(live, live.seat_back, session)
+            return
+        proxy = self._proxy(info)
+        if proxy is not holder:
+            return
+        self.bus_send(proxy.home, {"o": "seated", "m": live.match_id, "h": h,
+                                   "seats": live.seats_of(proxy), "host": self.node_id})
+        if proxy.online:
+            self.server.guard(live, live.seat_back, proxy)
+
+    def _answer(self, info: dict[str, Any], message: dict[str, Any]) -> None:
+        self.bus_send(info["n"], {"o": "f", "h": info["h"],
+                                  "f": encode(message, info.get("e", "json"))})
+
+    # ---- the home's side ----------------------------------------------------------------------
+
+    def bus_send(self, node: str, op: Op) -> None:
+        if node == self.node_id:
+            self._on_ops([op])
+        elif self.bus is not None and node:
+            self.bus.send(node, op)
+
+    def _home_op(self, op: Op) -> None:
+        kind = op["o"]
+        session = self._local(op["h"])
+        if session is None:
+            return
+        if kind == "f":
+            session.send(FrameMessage(op["f"]))
+        elif kind == "seated":
+            session.seats[op["m"]] = list(op["seats"])
+            self.hosts[op["m"]] = op["host"]
+            self._drop_seek(op.get("seek"))
+        elif kind == "ended":
+            session.seats.pop(op["m"], None)
+
+    def _on_ops(self, ops: list[Op]) -> None:
+        for op in ops:
+            kind = op["o"]
+            try:
+                if kind in ("f", "seated", "ended"):
+                    self._home_op(op)
+                elif kind == "moved":
+                    self._moved(op["m"], op["host"])
+                else:
+                    self._host_op(op)
+            except Exception:
+                log.exception("cluster_op_failed", op=kind)
+
+    def _moved(self, match_id: str, host: str) -> None:
+        """Match ``match_id`` has a new host: attach what this node holds of it there."""
+        self.hosts[match_id] = host
+        for session in list(self.local.values()):
+            if match_id in session.seats and session.connected:
+                self.bus_send(host, {"o": "attach", "m": match_id,
+                                     "i": session_info(session, self.node_id)})
+            if match_id in session.watching and session.connected:
+                self.bus_send(host, {"o": "attach", "m": match_id, "w": True,
+                                     "i": session_info(session, self.node_id)})
+
+    async def host_of(self, match_id: str) -> str | None:
+        host = self.hosts.get(match_id)
+        if host is None:
+            raw = await self.r.hget(self.key("match", match_id), "host")
+            if raw is None:
+                return None
+            host = self.hosts[match_id] = raw.decode()
+        return host
+
+    def _to_host(self, match_id: str, op: Op) -> None:
+        host = self.hosts.get(match_id)
+        if host is not None:
+            self.bus_send(host, op)
+            return
+
+        async def later() -> None:
+            found = await self.host_of(match_id)
+            if found is not None:
+                self.bus_send(found, op)
+        self._spawn(later())
+
+    def action(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        """An ``action`` for a match hosted elsewhere."""
+        match_id = msg["match_id"]
+        if match_id not in session.seats:
+            conn.protocol.error("not_found", "no such match", to=msg, match_id=match_id,
+                                request_id=msg["request_id"])
+            return
+        self._to_host(match_id, {"o": "act", "m": match_id, "h": session.resume_hash,
+                                 "n": self.node_id, "e": conn.protocol.encoding,
+                                 "msg": msg})
+        conn.protocol.refund()  # (as for a local seat: the server asked for it)
+
+    def resign(self, session: Session, msg: dict[str, Any]) -> None:
+        match_id = msg["match_id"]
+        if match_id not in session.seats:
+            raise LobbyError("not_found", "you hold no seat in a live match with that id")
+        self._to_host(match_id, {"o": "resign", "m": match_id, "h": session.resume_hash,
+                                 "ref": msg.get("id")})
+
+    async def spectate(self, session: Session, msg: dict[str, Any]) -> None:
+        match_id = msg["match_id"]
+        host = await self.host_of(match_id)
+        if host is None:
+            raise LobbyError("not_found", "no live or recent match with that id")
+        session.watching.add(match_id)
+        self.bus_send(host, {"o": "attach", "m": match_id, "w": True, "ref": msg.get("id"),
+                             "i": session_info(session, self.node_id)})
+
+    def leave(self, session: Session, match_id: str) -> None:
+        if match_id in session.watching:
+            self._to_host(match_id, {"o": "leave", "m": match_id, "h": session.resume_hash})
+
+    def seat_away(self, session: Session, match_id: str) -> None:
+        self._to_host(match_id, {"o": "away", "m": match_id, "h": session.resume_hash})
+
+    def seat_back(self, session: Session, match_id: str, watch: bool = False) -> None:
+        self._to_host(match_id, {"o": "attach", "m": match_id, "w": watch,
+                                 "i": session_info(session, self.node_id)})
+
+    # ---- the lobby ----------------------------------------------------------------------------
+
+    async def seek(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+        """A seek that pairs with seekers on any node (first come, first served)."""
+        spec = MatchSpec.parse(msg["game"], msg.get("options"), msg.get("clock"),
+                               msg.get("seats"))
+        seek_id = secrets.token_hex(8)
+        mine = {**session_info(session, self.node_id), "s": seek_id}
+        entry = orjson.dumps(mine)
+        queue = self.key("seeks", hashlib.sha1(spec.key.encode()).hexdigest())
+        found = await self._seek(keys=[queue], args=[entry, session.resume_hash,
+                                                     spec.num_seats - 1])
+        if found and found[0] == b"dup":
+            seek_id = orjson.loads(found[1])["s"]
+            conn.protocol.reply(msg, {"type": "seeking", "seek_id": seek_id,
+                                      "game": spec.game})
+            return
+        conn.protocol.reply(msg, {"type": "seeking", "seek_id": seek_id, "game": spec.game})
+        conn.flush()
+        if not found:
+            self.seeks[seek_id] = (queue, entry, session)
+            session.seeks.add(seek_id)
+            return
+        infos = [orjson.loads(item) for item in found] + [mine]
+        random.SystemRandom().shuffle(infos)  # who sought first must not always move first
+        counts: dict[str, int] = {}
+        for info in infos:
+            counts[info["n"]] = counts.get(info["n"], 0) + 1
+        best = max(counts.values())
+        host = self.node_id if counts.get(self.node_id) == best else \
+            next(n for n, c in counts.items() if c == best)
+        if host == self.node_id:
+            self.host_match(spec, infos)
+            return
+        job = {"m": secrets.token_hex(8), "game": spec.game, "options": dict(spec.options),
+               "clock": None if spec.clock is None else spec.clock.to_json(),
+               "seats": infos, "by": self.node_id, "epoch": 0}
+        await self.r.xadd(self.stream(host), {"job": msgpack.packb(job)})
+
+    async def cancel_seek(self, session: Session, seek_id: str) -> bool:
+        record = self.seeks.get(seek_id)
+        if record is None or record[2] is not session:
+            return False
+        self._drop_seek(seek_id)
+        return bool(await self.r.lrem(record[0], 1, record[1]))
+
+    def _drop_seek(self, seek_id: str | None) -> None:
+        record = self.seeks.pop(seek_id, None) if seek_id else None
+        if record is not None:
+            record[2].seeks.discard(seek_id)  # type: ignore[arg-type]
+
+    def forget_seeks(self, session: Session) -> None:
+        """``session`` went away: its waiting seeks leave every queue."""
+        for seek_id in [s for s, rec in self.seeks.items() if rec[2] is session]:
+            queue, entry, _ = self.seeks[seek_id]
+            self._drop_seek(seek_id)
+            self._spawn(self.r.lrem(queue, 1, entry))
+
+    # ---- the other nodes ----------------------------------------------------------------------
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            try:
+                await self._renew()
+                await self._check_nodes()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cluster_watch_failed")
+
+    async def _check_nodes(self) -> None:
+        nodes = {raw.decode() for raw in await self.r.smembers(self.key("nodes"))}
+        for node in sorted(nodes - {self.node_id}):
+            if await self.r.exists(self.key("alive", node)):
+                self.dead.discard(node)
+                continue
+            if node not in self.dead:
+                self.dead.add(node)
+                self._node_died(node)
+            if await self.r.set(self.key("reclaim", node), self.node_id, nx=True,
+                                px=int(RECLAIM_LOCK_S * 1000)):
+                await self._reclaim(node)
+
+    def _node_died(self, node: str) -> None:
+        """``node`` stopped answering: the seats whose connections it held are away (their
+        clients will resume on another node), and it hosts nothing any more."""
+        log.warning("node_died", node=node)
+        for match_id in [m for m, host in self.hosts.items() if host == node]:
+            del self.hosts[match_id]
+        for proxy in list(self.remote.values()):
+            if proxy.home == node and proxy.online:
+                proxy.online = False
+                for match_id in list(proxy.seats):
+                    live = self.server.live.get(match_id)
+                    if live is not None:
+                        self.server.guard(live, live.seat_away, proxy)
+
+    async def _reclaim(self, dead: str) -> None:
+        """Move a dead node's match jobs to this node's stream, each with the next epoch
+        of its match; this node's job reader then resumes them."""
+        stream = self.stream(dead)
+        await self._ensure_group(stream)
+        entries: list[tuple[bytes, dict[bytes, bytes]]] = []
+        for _s, fresh in await self.r.xreadgroup(GROUP, self.node_id, {stream: ">"},
+                                                 count=1000) or []:
+            entries.extend(fresh)
+        start: Any = "0-0"
+        while True:
+            reply = await self.r.xautoclaim(stream, GROUP, self.node_id, min_idle_time=0,
+                                            start_id=start, count=100)
+            start, claimed = reply[0], reply[1]
+            entries.extend(e for e in claimed if e[1])
+            if start in (b"0-0", "0-0"):
+                break
+        mine = self.stream(self.node_id)
+        for entry_id, fields in entries:
+            job = msgpack.unpackb(fields[b"job"])
+            epoch = await self.r.hget(self.key("match", job["m"]), "epoch")
+            job.update(resume=True, local=False, by=self.node_id,
+                       epoch=(int(epoch) if epoch is not None else -1) + 1)
+            await self.r.xadd(mine, {"job": msgpack.packb(job)})
+            await self.r.xack(stream, GROUP, entry_id)
+            await self.r.xdel(stream, entry_id)
+        if entries:
+            log.warning("node_jobs_taken_over", node=dead, jobs=len(entries))
+        if await self.r.xlen(stream) == 0:
+            await self.r.delete(stream)
+            await self.r.srem(self.key("nodes"), dead)

@@ -85,12 +85,21 @@ return 0
 _SEEK = """
 local items = redis.call('LRANGE', KEYS[1], 0, -1)
 local want = tonumber(ARGV[3])
+local near, far = {}, {}
 for _, item in ipairs(items) do
-  if cjson.decode(item)['h'] == ARGV[2] then return {'dup', item} end
+  local seek = cjson.decode(item)
+  if seek['h'] == ARGV[2] then return {'dup', item} end
+  if (seek['n'] == ARGV[4]) == (ARGV[5] == 'local') then
+    table.insert(near, item)
+  else
+    table.insert(far, item)
+  end
 end
 local picked = {}
-for _, item in ipairs(items) do
-  if #picked < want then table.insert(picked, item) end
+for _, group in ipairs({near, far}) do
+  for _, item in ipairs(group) do
+    if #picked < want then table.insert(picked, item) end
+  end
 end
 if #picked == want then
   for _, item in ipairs(picked) do redis.call('LREM', KEYS[1], 1, item) end
@@ -99,7 +108,10 @@ end
 redis.call('RPUSH', KEYS[1], ARGV[1])
 return {}
 """
-"""Pair or wait, atomically: take the ``want`` oldest other seeks of the spec, or queue."""
+"""Pair or wait, atomically: take ``want`` other seeks of the spec, oldest first — those
+of this node first (``local``: the match then runs with no seat across the bus) or those
+of other nodes first (``spread``: for tests and benchmarks of cross-node matches) — or
+queue this one."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +119,13 @@ class ClusterConfig:
     redis_url: str
     node_id: str | None = None
     prefix: str = "arena:"
+    pairing: str = "local"
+    """Which waiting seeks a seek pairs with first: this node's (``local``) or other
+    nodes' (``spread``)."""
+
+    def __post_init__(self) -> None:
+        if self.pairing not in ("local", "spread"):
+            raise ValueError("pairing is 'local' or 'spread'")
 
 
 class FrameMessage(EncodedMessage):
@@ -651,7 +670,8 @@ class ClusterNode:
         entry = orjson.dumps(mine)
         queue = self.key("seeks", hashlib.sha1(spec.key.encode()).hexdigest())
         found = await self._seek(keys=[queue], args=[entry, session.resume_hash,
-                                                     spec.num_seats - 1])
+                                                     spec.num_seats - 1, self.node_id,
+                                                     self.config.pairing])
         if found and found[0] == b"dup":
             seek_id = orjson.loads(found[1])["s"]
             conn.protocol.reply(msg, {"type": "seeking", "seek_id": seek_id,

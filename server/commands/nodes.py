@@ -35,6 +35,9 @@ def add_cluster_arguments(p: argparse.ArgumentParser) -> None:
                                      "and a random suffix)")
     p.add_argument("--cluster-prefix", default="arena:",
                    help="prefix of the cluster's Redis keys (default arena:)")
+    p.add_argument("--cluster-pairing", choices=("local", "spread"), default="local",
+                   help="seeks pair with seekers on the same node first (local, the default) "
+                        "or on other nodes first (spread: to test cross-node matches)")
     p.add_argument("--reuse-port", action="store_true",
                    help="share the port with other processes (SO_REUSEPORT)")
     p.add_argument("--nodes", type=positive_int, default=1,
@@ -63,6 +66,7 @@ def node_command(args: argparse.Namespace, port: int, node_id: str) -> list[str]
     command = [sys.executable, "-m", "tools.cli", "serve", "--host", args.host,
                "--port", str(port), "--db", args.db, "--redis", args.redis,
                "--cluster-prefix", args.cluster_prefix, "--reuse-port",
+               "--cluster-pairing", args.cluster_pairing,
                "--node-id", node_id, "--log-level", args.log_level, "--grace", str(args.grace)]
     for name, value in args.limit or []:
         command += ["--limit", f"{name}={value}"]

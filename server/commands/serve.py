@@ -20,7 +20,7 @@ from server.cluster import ClusterConfig
 from server.commands import nodes
 from server.commands.arguments import limit, limits, non_negative_float, port
 from server.logs import LEVELS, configure_logging
-from server.storage import SqliteStore
+from server.storage import open_store
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -56,10 +56,11 @@ async def wait_for_stop_signal() -> None:
 
 
 async def serve_until_stopped(args: argparse.Namespace) -> int:
-    store = SqliteStore(args.db)
+    store = open_store(args.db)
     redis = getattr(args, "redis", None)
     cluster = None if not redis else ClusterConfig(
-        redis, node_id=args.node_id, prefix=args.cluster_prefix)
+        redis, node_id=args.node_id, prefix=args.cluster_prefix,
+        pairing=args.cluster_pairing)
     server = ArenaServer(store, grace_s=args.grace, limits=limits(args.limit),
                          cluster=cluster)
     try:

@@ -123,6 +123,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                          "them resuming: how each ends (default D 100)")
     scale.add_argument("--grace", type=positive_float, default=3.0,
                        help="the server's disconnect grace in --disconnects (default 3 s)")
+    nodes = p.add_argument_group(
+        "nodes (issue #23)", "server CPU per action with N nodes over PostgreSQL and Redis "
+        "(tools/bench/server_nodes.py)")
+    nodes.add_argument("--nodes", type=positive_int, action="append", default=None,
+                       metavar="N", help="measure N nodes (repeat: --nodes 1 --nodes 3)")
+    nodes.add_argument("--db", help="nodes: PostgreSQL URL (default: a throw-away server)")
+    nodes.add_argument("--redis", help="nodes: Redis URL (default: a throw-away server)")
+    nodes.add_argument("--node-matches", type=positive_int, default=120,
+                       help="nodes: live matches in all, split over the nodes (default 120)")
     add_common(p, repeat=3, seconds=3.0)
 
 
@@ -367,6 +376,11 @@ def scale_run(args: argparse.Namespace) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.nodes:
+        if args.quick:
+            args.repeat, args.seconds, args.warmup, args.node_matches = 1, 1.0, 0.3, 4
+        from tools.bench import server_nodes
+        return server_nodes.run(args)
     if scale_run(args):
         if args.quick:
             args.repeat, args.seconds, args.warmup = 1, 1.0, 0.1

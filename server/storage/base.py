@@ -26,6 +26,12 @@ Contract:
   with their ``live_state`` (the seats' clocks at the last stored action, and the hashes
   of the seated sessions' resume tokens), so a restarted server resumes them. The
   ``live_state`` is dropped once the match ends.
+* Results are written once: a match stored ``over`` or ``void`` is final, and a later
+  :meth:`Store.update_match` of it, or appended progress of it (moves, ``live_state``), is
+  ignored; likewise the ladder's :meth:`~server.storage.ladder.LadderStore.save_rated` and
+  :meth:`~server.storage.ladder.LadderStore.save_void` of a match whose raw result is rated or
+  void already (its ratings are not touched). The first result wins: a second server that
+  resumed the same match cannot overwrite or double it.
 """
 
 from __future__ import annotations
@@ -248,7 +254,8 @@ class Store(ABC):
         """Queue new log entries of live matches, ``(match_id, index, entry)`` each (each
         match's in order), their move counts, and their new ``live_state`` (replacing the
         stored one). A live match read back has its row's log continued by these
-        (:func:`merge_log`)."""
+        (:func:`merge_log`). The moves and state of a match that has ended are not
+        changed."""
 
     @abstractmethod
     def update_match(self, match_id: str, *, log: Sequence[dict[str, Any]], moves: int,
@@ -257,7 +264,8 @@ class Store(ABC):
         """Queue a write of a match's whole log and status (and, when it ends, its
         result; ``None`` keeps what is stored). Once the status is not ``live`` the log
         is the whole log: appended entries and the ``live_state`` are dropped. Raises
-        :class:`StoreError` for an unknown status; an unknown match is left alone."""
+        :class:`StoreError` for an unknown status; an unknown match, and one that has ended
+        already (``over`` or ``void``: the first result wins), are left alone."""
 
     def live_matches(self) -> list[MatchRow]:
         """At start-up: the matches still ``live``, each whole (log and ``live_state``),

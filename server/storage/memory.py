@@ -136,8 +136,9 @@ class MemoryStore(Store):
                 if match is not None:
                     match.chunks[index] = [entry]
             for match_id, count in moves.items():
-                if match_id in self._matches:
-                    self._matches[match_id].row.moves = count
+                match = self._matches.get(match_id)
+                if match is not None and match.row.status == "live":
+                    match.row.moves = count
             for match_id, state in states.items():
                 match = self._matches.get(match_id)
                 if match is not None and match.row.status == "live":
@@ -153,7 +154,7 @@ class MemoryStore(Store):
 
         def change() -> None:
             match = self._matches.get(match_id)
-            if match is None:
+            if match is None or match.row.status != "live":  # the first result wins
                 return
             row = match.row
             row.log, row.moves, row.status = log_copy, moves, status
@@ -263,8 +264,11 @@ class MemoryLadderStore(LadderStore):
         self.store.write(change)
 
     def save_void(self, match_id: str, reason: str, ended_at: str) -> None:
-        self.store.write(lambda: self._update(match_id, status="void", reason=reason,
-                                              ended_at=ended_at))
+        def change() -> None:
+            if not self._ended(match_id):
+                self._update(match_id, status="void", reason=reason, ended_at=ended_at)
+
+        self.store.write(change)
 
     def save_rated(self, result: RatedResult, reason: str, ended_at: str,
                    standings: Sequence[Standing]) -> None:
@@ -272,11 +276,18 @@ class MemoryLadderStore(LadderStore):
                    for e, s in zip(result.entities, standings, strict=True)}
 
         def change() -> None:
+            if self._ended(result.match_id):  # the first result wins
+                return
             self._rated(result, ended_at, status="rated", ranks=list(result.ranks),
                         reason=reason, ended_at=ended_at)
             self._ratings.update(ratings)
 
         self.store.write(change)
+
+    def _ended(self, match_id: str) -> bool:
+        """Whether the raw row of ``match_id`` exists and is rated or void already."""
+        row = self._matches.get(match_id)
+        return row is not None and row.status != "live"
 
     def _update(self, match_id: str, **changes: Any) -> None:
         if match_id in self._matches:

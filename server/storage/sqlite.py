@@ -143,17 +143,22 @@ class SqliteStore(Store):
                     rows, moves, states = params
                     conn.executemany("INSERT OR REPLACE INTO match_log_chunks (match_id, "
                                      "first, entries) VALUES (?,?,?)", rows)
-                    conn.executemany("UPDATE matches SET moves=? WHERE id=?", moves)
-                    # (a match that ended meanwhile keeps no live state)
+                    # (a match that ended meanwhile keeps its final count and no live
+                    # state: the first result wins)
+                    conn.executemany("UPDATE matches SET moves=? WHERE id=? "
+                                     "AND status='live'", moves)
                     conn.executemany("UPDATE matches SET live_state=? WHERE id=? "
                                      "AND status='live'", states)
                 elif kind == "save":
                     conn.execute(f"INSERT OR REPLACE INTO matches ({_MATCH_COLUMNS}) "
                                  "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", params)
                 elif kind == "update":
+                    # A match already over or void is left as it is: the first result wins
+                    # (a second server that resumed the same match must not overwrite it).
                     conn.execute("UPDATE matches SET log=?, moves=?, status=?, "
                                  "outcome=COALESCE(?, outcome), "
-                                 "ended_at=COALESCE(?, ended_at) WHERE id=?", params)
+                                 "ended_at=COALESCE(?, ended_at) "
+                                 "WHERE id=? AND status='live'", params)
                     if params[2] != "live":  # the whole log is in the row now
                         conn.execute("DELETE FROM match_log_chunks WHERE match_id=?",
                                      (params[-1],))

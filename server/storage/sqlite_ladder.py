@@ -116,13 +116,14 @@ class SqliteLadderStore(LadderStore):
 
     def save_void(self, match_id: str, reason: str, ended_at: str) -> None:
         self.store.write_later(lambda conn: conn.execute(
-            "UPDATE ladder_matches SET status='void', reason=?, ended_at=? WHERE match_id=?",
-            (reason, ended_at, match_id)))
+            "UPDATE ladder_matches SET status='void', reason=?, ended_at=? "
+            "WHERE match_id=? AND status='live'", (reason, ended_at, match_id)))
 
     def save_rated(self, result: RatedResult, reason: str, ended_at: str,
                    standings: Sequence[Standing]) -> None:
         """One rated result: the raw row, the seats' new ratings and their history points,
-        in one transaction. ``standings[i]`` is seat ``i``'s standing after the update."""
+        in one transaction; nothing if the match is rated or void already (the first result
+        wins). ``standings[i]`` is seat ``i``'s standing after the update."""
         match_row = (_dumps(list(result.ranks)), reason, result.seq,
                      _ratings_json(result.before), _ratings_json(result.after), ended_at,
                      result.match_id)
@@ -133,6 +134,10 @@ class SqliteLadderStore(LadderStore):
                                          strict=True)]
 
         def write(conn: sqlite3.Connection) -> None:
+            stored = conn.execute("SELECT status FROM ladder_matches WHERE match_id=?",
+                                  (result.match_id,)).fetchone()
+            if stored is not None and stored[0] != "live":
+                return
             conn.execute("UPDATE ladder_matches SET status='rated', ranks=?, reason=?, seq=?, "
                          "before=?, after=?, ended_at=? WHERE match_id=?", match_row)
             conn.executemany("INSERT OR REPLACE INTO ladder_ratings VALUES (?,?,?,?,?,?)",

@@ -139,3 +139,43 @@ def test_an_entity_stored_twice_fails_the_flush(store: Store) -> None:
         ladder.flush()
     assert ladder.entities() == [a]
     ladder.flush()  # the failure was reported once; the store goes on
+
+
+def test_a_result_is_written_once(store: Store) -> None:
+    """A second rating or voiding of a match already rated or void (a second server that
+    resumed it) is ignored: its raw row, the ratings and the history keep the first."""
+    ladder = store.ladder()
+    book = LadderBook()
+    a = book.add_entity("g", "ann", "a", "1")
+    b = book.add_entity("g", "bob", "b", "1")
+    for entity in (a, b):
+        ladder.save_entity(entity, book.standings[entity.id].rating)
+    ladder.save_start("m1", "g", [a.id, b.id], [INITIAL, INITIAL], 1.0, "t1")
+    ladder.save_start("m2", "g", [a.id, b.id], [INITIAL, INITIAL], 2.0, "t2")
+    first = book.rate("m1", [a.id, b.id], [0, 1])
+    after_first = [book.standings[a.id], book.standings[b.id]]
+    ladder.save_rated(first, "target", "e1", after_first)
+    ladder.save_void("m2", "server_fault", "e2")
+    ladder.flush()
+    standings = ladder.standings()
+
+    other = LadderBook()  # another server's book: it rates m1 again, the other way round
+    for entity in (a, b):
+        other.restore(entity, book.standings[entity.id])
+    other.seq = book.seq
+    again = other.rate("m1", [a.id, b.id], [1, 0])
+    ladder.save_rated(again, "flags", "e9", [other.standings[a.id], other.standings[b.id]])
+    ladder.save_void("m1", "void", "e9")
+    late = other.rate("m2", [a.id, b.id], [1, 0])
+    ladder.save_rated(late, "flags", "e9", [other.standings[a.id], other.standings[b.id]])
+    ladder.flush()
+
+    assert ladder.standings() == standings
+    rated, voided = ladder.matches(game="g")[::-1]
+    assert (rated.status, rated.ranks, rated.reason, rated.seq) == ("rated", [0, 1],
+                                                                    "target", first.seq)
+    assert rated.ended_at == "e1" and rated.after == list(first.after)
+    assert (voided.status, voided.reason, voided.ended_at, voided.seq) == (
+        "void", "server_fault", "e2", None)
+    assert [p["match_id"] for p in ladder.history(a.id)] == ["m1"]
+    assert [p["rank"] for p in ladder.history(b.id)] == [1]

@@ -8,6 +8,8 @@ check of SQLite's chunk rows and of a restart on the same file stay SQLite tests
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from server.storage import Store, StoreError
@@ -152,3 +154,71 @@ def test_a_saved_row_is_a_copy(store: Store) -> None:
     assert again is not None and again.options == {"target": 5}
     assert again.start == {"hands": [[1, 2], [3]]} and again.seats[0]["name"] == "a"
     assert again.clock == {"initial_ms": 1000, "increment_ms": 0}
+
+
+def test_the_first_result_wins(store: Store) -> None:
+    """A match stored over or void keeps its result: a later end of it (a second server that
+    resumed the same match and finished it again), or late progress of it, is ignored."""
+    store.save_match(row("m"))
+    store.append_actions([("m", 0, {"n": 0}), ("m", 1, {"n": 1})], {"m": 2},
+                         {"m": {"clocks_ms": [1, 2], "resume": [None, None]}})
+    store.update_match("m", log=[{"n": 0}, {"n": 1}], moves=2, status="over",
+                       outcome={"ranks": [0, 1], "reason": "target"},
+                       ended_at="2024-01-01T00:01:00.000Z")
+    store.update_match("m", log=[{"n": "other"}] * 3, moves=3, status="over",
+                       outcome={"ranks": [1, 0], "reason": "flags"},
+                       ended_at="2024-01-01T00:02:00.000Z")
+    store.append_actions([("m", 2, {"n": 2})], {"m": 3},
+                         {"m": {"clocks_ms": [0, 0], "resume": [None, None]}})
+    store.update_match("m", log=[], moves=0, status="live")
+    store.flush()
+    first = store.get_match("m")
+    assert first is not None
+    store.void_match(first, "unresumable")
+    store.flush()
+    got = store.get_match("m")
+    assert got is not None and got.status == "over" and got.moves == 2
+    assert got.log == [{"n": 0}, {"n": 1}] and got.live_state is None
+    assert got.outcome == {"ranks": [0, 1], "reason": "target"}
+    assert got.ended_at == "2024-01-01T00:01:00.000Z"
+    assert store.list_matches(status="void") == []
+
+    store.save_match(row("v"))
+    store.void_match(row("v"), "unresumable")
+    store.update_match("v", log=[{"n": 0}], moves=1, status="over",
+                       outcome={"ranks": [0, 1], "reason": "target"}, ended_at="later")
+    store.flush()
+    voided = store.get_match("v")
+    assert voided is not None and voided.status == "void" and voided.log == []
+    assert voided.outcome == {"ranks": [0, 0], "reason": "unresumable"}
+    assert voided.ended_at != "later"
+
+
+def test_writes_and_reads_from_many_threads(store: Store) -> None:
+    """The store is thread-safe: threads queueing progress of their own matches and reading
+    them back meanwhile each see their own writes once flushed."""
+    errors: list[BaseException] = []
+
+    def work(n: int) -> None:
+        try:
+            match_id = f"t{n}"
+            store.save_match(row(match_id))
+            for i in range(0, 40, 4):
+                store.append_actions([(match_id, j, {"n": j}) for j in range(i, i + 4)],
+                                     {match_id: i + 4})
+                store.get_match(match_id)
+            store.flush()
+            got = store.get_match(match_id)
+            assert got is not None and got.moves == 40
+            assert got.log == [{"n": j} for j in range(40)]
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(m.id for m in store.list_matches(status="live")) == [
+        f"t{n}" for n in range(6)]

@@ -3,20 +3,66 @@
 Every ``test_contract_*.py`` file in this folder runs each of its tests once per backend in
 :data:`BACKENDS` (the ``store`` fixture of ``conftest.py``): the contract of
 :class:`server.storage.Store` and its ladder sub-store, whatever keeps the data. A new backend
-(PostgreSQL) passes the suite by adding one entry here; what is true of one backend's files
-only (SQLite's migrations, its table layout) is tested beside it in ``test_sqlite_*.py``.
+passes the suite by adding one entry here; what is true of one backend only (SQLite's
+migrations, its table layout; PostgreSQL's migrations) is tested beside it in
+``test_sqlite_*.py`` and ``test_postgres_*.py``.
+
+A backend is made from a fresh folder alone, so that tests elsewhere can make one too
+(``tests/ladder/test_ladder_any_store.py``). PostgreSQL's entry takes a new database on
+:data:`POSTGRES`, the session's one PostgreSQL server: started by the first test that needs
+it (``conftest.py``'s ``postgres_server`` fixture, which stops it at the end of the session,
+or this entry, outside ``tests/storage``; then it stops when the interpreter exits).
 """
 
 from __future__ import annotations
 
+import itertools
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from server.storage import MatchRow, MemoryStore, SqliteStore, Store
+from server.storage import MatchRow, MemoryStore, PostgresStore, SqliteStore, Store
+from tools.services import PostgresServer
+
+
+class SessionPostgres:
+    """One throw-away PostgreSQL server for the test session
+    (:class:`tools.services.PostgresServer`), started at first use, with a new database per
+    caller: ``CREATE DATABASE`` takes a few tens of milliseconds, a server a second."""
+
+    def __init__(self) -> None:
+        self._server: PostgresServer | None = None
+        self._lock = threading.Lock()
+        self._names = itertools.count(1)
+
+    def server(self) -> PostgresServer:
+        with self._lock:
+            if self._server is None:
+                self._server = PostgresServer().start()
+            return self._server
+
+    def new_database(self) -> str:
+        """The DSN of a new, empty database."""
+        return self.server().create_database(f"arena_test_{next(self._names)}")
+
+    def drop_database(self, dsn: str) -> None:
+        """Drop the database of a DSN :meth:`new_database` gave (closed sessions or not)."""
+        self.server().drop_database(urlsplit(dsn).path.lstrip("/"))
+
+    def stop(self) -> None:
+        with self._lock:
+            server, self._server = self._server, None
+        if server is not None:
+            server.stop()
+
+
+POSTGRES = SessionPostgres()
 
 BACKENDS: dict[str, Callable[[Path], Store]] = {
     "sqlite": lambda folder: SqliteStore(folder / "arena.sqlite3"),
     "memory": lambda folder: MemoryStore(),
+    "postgres": lambda folder: PostgresStore(POSTGRES.new_database()),
 }
 """Backend name -> a new, empty store (``folder`` is a fresh directory it may use)."""
 

@@ -1,0 +1,194 @@
+"""The PostgreSQL backend's ladder sub-store: the ladder's tables in the store's database.
+
+Tables (:mod:`server.storage.postgres_schema` creates them): ``ladder_entities``,
+``ladder_matches`` (the raw results; entities, ranks and ratings as JSON), ``ladder_ratings``
+and ``ladder_history`` (derived). Writes go through
+:meth:`~server.storage.postgres.PostgresStore.write_later`, so they are ordered with the match
+writes and never block the event loop; the rows of one result are written in one
+transaction. Reads use the store's reader pool.
+
+A result is written once: :meth:`PostgresLadderStore.save_rated` and
+:meth:`~PostgresLadderStore.save_void` of a match whose raw row is rated or void already are
+ignored (the first result wins; a second server that resumed the match must not rate it
+twice).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any, Protocol
+
+import asyncpg
+
+from protocol.codec import encode_json
+from server.ladder_book import Entity, LadderBook, RatedResult, Standing
+from server.ratings import Rating
+from server.storage.ladder import LadderMatchRow, LadderStore, rating_point
+
+
+class PostgresDatabase(Protocol):
+    """What the ladder's tables need of the PostgreSQL store that holds them (its readers and
+    its writer); :class:`~server.storage.postgres.PostgresStore` provides it. A protocol, not
+    an import: the store makes this sub-store, so importing it back would be a cycle."""
+
+    def query(self, sql: str, args: Iterable[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+    def select(self, sql: str, *, order_by: str, limit: int | None = None,
+               **equal: Any) -> list[tuple[Any, ...]]: ...
+
+    def write_later(self, write: Callable[[asyncpg.Connection], Awaitable[object]]
+                    ) -> None: ...
+
+    def flush(self) -> None: ...
+
+
+_MATCH_COLUMNS = ("match_id, game, entities, status, ranks, reason, seq, before, after, "
+                  "started, started_at, ended_at")
+
+_UPSERT_RATING = ("INSERT INTO ladder_ratings (entity, mu, sigma, wins, draws, losses) "
+                  "VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT (entity) DO UPDATE SET "
+                  "mu=EXCLUDED.mu, sigma=EXCLUDED.sigma, wins=EXCLUDED.wins, "
+                  "draws=EXCLUDED.draws, losses=EXCLUDED.losses")
+_INSERT_POINT = ("INSERT INTO ladder_history (entity, seq, match_id, rank, mu, sigma, at) "
+                 "VALUES ($1,$2,$3,$4,$5,$6,$7)")
+
+
+def _dumps(value: Any) -> str:
+    return encode_json(value)
+
+
+def _ratings_json(ratings: Sequence[Rating]) -> str:
+    return _dumps([[r.mu, r.sigma] for r in ratings])
+
+
+def _ratings_of(text: str | None) -> list[Rating] | None:
+    return None if text is None else [Rating(mu, sigma) for mu, sigma in json.loads(text)]
+
+
+async def _already_ended(conn: asyncpg.Connection, match_id: str) -> bool:
+    """Whether the raw row of ``match_id`` exists and is rated or void already."""
+    status = await conn.fetchval("SELECT status FROM ladder_matches WHERE match_id=$1",
+                                 match_id)
+    return status is not None and status != "live"
+
+
+class PostgresLadderStore(LadderStore):
+    """The ladder's tables in a :class:`~server.storage.postgres.PostgresStore`'s database."""
+
+    def __init__(self, store: PostgresDatabase) -> None:
+        self.store = store
+
+    # ---- reading -----------------------------------------------------------------------------
+
+    def entities(self) -> list[Entity]:
+        rows = self.store.query("SELECT id, game, account, bot, version, seeded_from, "
+                                "created_after, created_at FROM ladder_entities ORDER BY id")
+        return [Entity(*row) for row in rows]
+
+    def standings(self) -> dict[int, Standing]:
+        return {entity: Standing(Rating(mu, sigma), wins, draws, losses)
+                for entity, mu, sigma, wins, draws, losses in self.store.query(
+                    "SELECT entity, mu, sigma, wins, draws, losses FROM ladder_ratings")}
+
+    def matches(self, *, game: str | None = None, status: str | None = None,
+                limit: int | None = None) -> list[LadderMatchRow]:
+        return [self._match(row) for row in self.store.select(
+            f"SELECT {_MATCH_COLUMNS} FROM ladder_matches", order_by="started DESC, match_id",
+            limit=limit, game=game, status=status)]
+
+    @staticmethod
+    def _match(row: tuple[Any, ...]) -> LadderMatchRow:
+        (match_id, game, entities, status, ranks, reason, seq, before, after, started,
+         started_at, ended_at) = row
+        return LadderMatchRow(match_id, game, json.loads(entities), status,
+                              None if ranks is None else json.loads(ranks), reason, seq,
+                              _ratings_of(before), _ratings_of(after), started, started_at,
+                              ended_at)
+
+    def history(self, entity_id: int, limit: int | None = None) -> list[dict[str, Any]]:
+        rows = self.store.select("SELECT seq, match_id, at, rank, mu, sigma FROM ladder_history",
+                                 order_by="seq DESC", limit=limit, entity=entity_id)
+        return [rating_point(*row) for row in reversed(rows)]
+
+    def flush(self) -> None:
+        self.store.flush()
+
+    # ---- writing -----------------------------------------------------------------------------
+
+    def save_entity(self, entity: Entity, start: Rating) -> None:
+        args = (entity.id, entity.game, entity.account, entity.bot, entity.version,
+                entity.seeded_from, entity.created_after, entity.created_at)
+
+        async def write(conn: asyncpg.Connection) -> None:
+            await conn.execute(
+                "INSERT INTO ladder_entities (id, game, account, bot, version, seeded_from, "
+                "created_after, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)", *args)
+            await conn.execute(_UPSERT_RATING, entity.id, start.mu, start.sigma, 0, 0, 0)
+
+        self.store.write_later(write)
+
+    def save_start(self, match_id: str, game: str, entities: Sequence[int],
+                   before: Sequence[Rating], started: float, started_at: str) -> None:
+        args = (match_id, game, _dumps(list(entities)), "live", _ratings_json(before),
+                started, started_at)
+        self.store.write_later(lambda conn: conn.execute(
+            "INSERT INTO ladder_matches (match_id, game, entities, status, before, started, "
+            "started_at) VALUES ($1,$2,$3,$4,$5,$6,$7)", *args))
+
+    def save_void(self, match_id: str, reason: str, ended_at: str) -> None:
+        self.store.write_later(lambda conn: conn.execute(
+            "UPDATE ladder_matches SET status='void', reason=$1, ended_at=$2 "
+            "WHERE match_id=$3 AND status='live'", reason, ended_at, match_id))
+
+    def save_rated(self, result: RatedResult, reason: str, ended_at: str,
+                   standings: Sequence[Standing]) -> None:
+        """One rated result: the raw row, the seats' new ratings and their history points,
+        in one transaction; nothing if the match is rated or void already.
+        ``standings[i]`` is seat ``i``'s standing after the update."""
+        match_row = (_dumps(list(result.ranks)), reason, result.seq,
+                     _ratings_json(result.before), _ratings_json(result.after), ended_at,
+                     result.match_id)
+        ratings = [(e, s.rating.mu, s.rating.sigma, s.wins, s.draws, s.losses)
+                   for e, s in zip(result.entities, standings, strict=True)]
+        history = [(e, result.seq, result.match_id, rank, r.mu, r.sigma, ended_at)
+                   for e, rank, r in zip(result.entities, result.ranks, result.after,
+                                         strict=True)]
+
+        async def write(conn: asyncpg.Connection) -> None:
+            if await _already_ended(conn, result.match_id):
+                return
+            await conn.execute(
+                "UPDATE ladder_matches SET status='rated', ranks=$1, reason=$2, seq=$3, "
+                "before=$4, after=$5, ended_at=$6 WHERE match_id=$7", *match_row)
+            await conn.executemany(_UPSERT_RATING, ratings)
+            await conn.executemany(
+                _INSERT_POINT + " ON CONFLICT (entity, seq) DO UPDATE SET "
+                "match_id=EXCLUDED.match_id, rank=EXCLUDED.rank, mu=EXCLUDED.mu, "
+                "sigma=EXCLUDED.sigma, at=EXCLUDED.at", history)
+
+        self.store.write_later(write)
+
+    def replace_derived(self, book: LadderBook, results: Sequence[RatedResult],
+                        ended_at: dict[str, str]) -> None:
+        cleared = [(r.match_id,) for r in results]
+        rated = [(r.seq, _ratings_json(r.before), _ratings_json(r.after), r.match_id)
+                 for r in results]
+        points = [(e, r.seq, r.match_id, rank, a.mu, a.sigma, ended_at[r.match_id])
+                  for r in results
+                  for e, rank, a in zip(r.entities, r.ranks, r.after, strict=True)]
+        ratings = [(e, s.rating.mu, s.rating.sigma, s.wins, s.draws, s.losses)
+                   for e, s in book.standings.items()]
+
+        async def write(conn: asyncpg.Connection) -> None:
+            await conn.execute("DELETE FROM ladder_history")
+            await conn.execute("DELETE FROM ladder_ratings")
+            # seq is UNIQUE: clear them all before renumbering
+            await conn.executemany("UPDATE ladder_matches SET seq=NULL WHERE match_id=$1",
+                                   cleared)
+            await conn.executemany("UPDATE ladder_matches SET seq=$1, before=$2, after=$3 "
+                                   "WHERE match_id=$4", rated)
+            await conn.executemany(_INSERT_POINT, points)
+            await conn.executemany(_UPSERT_RATING, ratings)
+
+        self.store.write_later(write)

@@ -567,6 +567,13 @@ DEFINITIONS: dict[str, WireType] = {
               doc="only with hello.views, finished matches of games with hidden "
                   "information: every seat's view after this step (the log is public)"),
     )),
+    "EventBatch": Obj((
+        Field("seq", Int(1), doc="the seq of the events message it stands for"),
+        Field("events", Arr(Ref("Event")), doc="rendered for this viewer"),
+        Field("clocks_ms", Nullable(Arr(Int())),
+              doc="every seat's remaining bank in ms after these events; null when untimed "
+                  "or no bank"),
+    )),
     "LadderEntry": Obj((
         Field("rank", Int(1), doc="1 = top of the leaderboard"),
         Field("bot", Str()),
@@ -679,6 +686,9 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
         Field("views", Bool(), required=False,
               doc="true: every events message (and replay step) carries the viewer's view; "
                   "default false"),
+        Field("lean", Bool(), required=False,
+              doc="true: no events messages for this session's seats; their events ride in "
+                  "the seat's next request or match_end (field events); default false"),
     ), ("welcome", "error"), "open the session (must be the first message)"),
     MessageSpec("ping", "client", (), ("pong",), "liveness check; allowed before hello"),
     MessageSpec("list_games", "client", (), ("games",), "the games this server runs"),
@@ -772,6 +782,9 @@ _SEATS = Field("seats", Arr(Ref("SeatInfo")))
 _VIEW = Field("view", Obj(), doc="what this viewer may see (game-specific)")
 _CLOCKS_MS = Field("clocks_ms", Nullable(Arr(Int())),
                    doc="every seat's remaining bank in ms; null when untimed or no bank")
+_HELD = Field("events", Arr(Ref("EventBatch")), required=False,
+              doc="only with hello.lean: the events messages held for this seat since its "
+                  "last request, oldest first, each without type and match_id")
 
 SERVER_MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec("welcome", "server", (
@@ -783,6 +796,8 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         Field("limits", Ref("Limits")),
         Field("views", Bool(), required=False,
               doc="whether events and replays carry views (hello.views); absent: false"),
+        Field("lean", Bool(), required=False,
+              doc="whether lean delivery is on (hello.lean); absent: false"),
     ), summary="the session is open"),
     MessageSpec("pong", "server", (), summary="answer to ping"),
     MessageSpec("games", "server", (Field("games", Arr(Ref("GameInfo"))),),
@@ -846,6 +861,7 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         Field("deadline_ms", Nullable(Int(0)), required=False,
               doc="time left to answer this request: the bank or the per-decision limit, "
                   "whichever ends first; null: untimed"),
+        _HELD,
     ), summary="this seat must act", one_of_needed=("legal_actions", "action_space")),
     MessageSpec("events", "server", (
         _MATCH,
@@ -859,6 +875,7 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         _MATCH, Field("outcome", Ref("Outcome")),
         Field("view", Nullable(Obj()), doc="the final view for this viewer"),
         Field("status", Str(enum=MATCH_STATUSES), required=False),
+        _HELD,
     ), summary="the match is over"),
     MessageSpec("replay", "server", (
         _MATCH, _GAME, Field("options", Obj()), _SEATS,

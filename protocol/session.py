@@ -459,10 +459,14 @@ class ClientSession:
 
     def __init__(self, encoding: Encoding = "json", *, token: str | None = None,
                  name: str | None = None, client: str = CLIENT_NAME,
-                 resume: str | None = None, views: bool = False) -> None:
+                 resume: str | None = None, views: bool = False, lean: bool = False) -> None:
         self.encoding: Encoding = encoding
         self.views = views
         """Ask for views in every hello: each ``events`` message then carries ``view``."""
+        self.lean = lean
+        """Ask for lean delivery in every hello: no ``events`` messages for our seats, their
+        events ride in the seat's next ``request`` or ``match_end`` (:meth:`events_received`
+        hands them on as ``events`` messages all the same)."""
         self.token = token
         self.name = name
         self.client = client
@@ -494,6 +498,8 @@ class ClientSession:
             message["name"] = self.name
         if self.views:
             message["views"] = True
+        if self.lean:
+            message["lean"] = True
         self.state = ClientState.HELLO_SENT
         self.send(message)
         return message
@@ -528,13 +534,21 @@ class ClientSession:
 
     def events_received(self) -> list[Message]:
         """Server messages received since the last call, in order. Also clears
-        :attr:`dropped`."""
+        :attr:`dropped`.
+
+        Lean delivery (``hello.lean``): the events a ``request`` or ``match_end`` carries
+        (its field ``events``) come out first, each as the ``events`` message it stands for
+        (``type``, the carrier's ``match_id``, ``seq``, ``events``, ``clocks_ms``), then the
+        carrier without that field: the same messages a session without lean gets, in the
+        same order, so code written for either works with both."""
         events, self._events = self._events, []
         self.dropped = []
         return events
 
     def _receive(self, message: Message) -> None:
         kind = validate_envelope(message)
+        if (kind == "request" or kind == "match_end") and "events" in message:
+            self._unpack_held(message)
         if kind == "welcome":
             self.state = ClientState.OPEN
             self.welcome = message
@@ -548,6 +562,17 @@ class ClientSession:
         # Unknown server types are passed on too: a newer server may add messages, and the
         # application decides whether it cares.
         self._events.append(message)
+
+    def _unpack_held(self, carrier: Message) -> None:
+        """Hand on the events a lean ``request``/``match_end`` carries as the ``events``
+        messages they stand for, before the carrier (which loses the field)."""
+        held = carrier.pop("events")
+        if not isinstance(held, list) or not all(isinstance(b, dict) for b in held):
+            raise ProtocolError(ErrorCode.MALFORMED, f"{carrier['type']}.events must be an "
+                                "array of objects", field="events")
+        match_id = carrier.get("match_id")
+        self._events.extend({"type": "events", "match_id": match_id, **batch}
+                            for batch in held)
 
     def _on_request(self, request: Message) -> None:
         request_id = request.get("request_id")

@@ -955,20 +955,33 @@ class ArenaServer:
             if other is not session:
                 other.send(notice)
 
-    def _play_bot(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+    def _play_bot(self, conn: Connection, session: Session, msg: dict[str, Any]
+                  ) -> Awaitable[None] | None:
         spec = MatchSpec.parse(msg["game"], msg.get("options"), msg.get("clock"))
         seat = msg.get("seat", 0)
         if not 0 <= seat < spec.num_seats:
             raise LobbyError("bad_request", f"seat must be 0-{spec.num_seats - 1}")
+        if self.cluster is not None:  # the house bots of every node
+            return self.cluster.play_bot(conn, session, msg, spec, seat)
         bots = self.lobby.pick_bots(self.sessions.all(), spec.game, spec.num_seats - 1,
                                     msg.get("bot"), exclude=session)
         seating = list(bots)
         seating.insert(seat, session)
         self.start_match(spec, seating, ref_for=(session, msg.get("id")))
+        return None
 
-    def _list_bots(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+    def _list_bots(self, conn: Connection, session: Session, msg: dict[str, Any]
+                   ) -> Awaitable[None] | None:
+        if self.cluster is not None:
+            return self._list_cluster_bots(conn, msg)
         conn.protocol.reply(msg, {"type": "bots",
                                   "bots": bot_listing(self.sessions.all(), msg.get("game"))})
+        return None
+
+    async def _list_cluster_bots(self, conn: Connection, msg: dict[str, Any]) -> None:
+        assert self.cluster is not None
+        conn.protocol.reply(msg, {"type": "bots",
+                                  "bots": await self.cluster.list_bots(msg.get("game"))})
 
     def _autoplay(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
         if session.kind != "bot":

@@ -54,7 +54,7 @@ from protocol import EncodedMessage, encode, error_message
 from server.cluster.bus import Bus, Op
 from server.lobby import LobbyError, MatchSpec
 from server.resume import resume_match
-from server.sessions import Session
+from server.sessions import AutoplayOffer, Session
 from server.storage import token_hash
 
 if TYPE_CHECKING:
@@ -338,7 +338,8 @@ class ClusterNode:
     # ---- the host's side ----------------------------------------------------------------------
 
     def host_match(self, spec: MatchSpec, infos: list[dict[str, Any]],
-              match_id: str | None = None) -> LiveMatch:
+                   match_id: str | None = None,
+                   ref_for: tuple[Session, Any] | None = None) -> LiveMatch:
         """Host a new match here: ``infos[i]`` describes who takes seat ``i``."""
         match_id = match_id or secrets.token_hex(8)
         seating = [self._seat(info) for info in infos]
@@ -352,7 +353,7 @@ class ClusterNode:
                                                  "seek": infos[seat_no].get("s")})
             else:
                 self._drop_seek(infos[seat_no].get("s"))
-        live = self.server.start_match(spec, seating, match_id=match_id)
+        live = self.server.start_match(spec, seating, ref_for, match_id=match_id)
         job = {"m": match_id, "game": spec.game, "options": dict(spec.options),
                "clock": None if spec.clock is None else spec.clock.to_json(),
                "seats": infos, "by": self.node_id, "local": True, "epoch": 0}
@@ -642,6 +643,11 @@ class ClusterNode:
     async def spectate(self, session: Session, msg: dict[str, Any]) -> None:
         match_id = msg["match_id"]
         host = await self.host_of(match_id)
+        for _ in range(10):  # a match that just started: its host is being recorded
+            if host is not None:
+                break
+            await asyncio.sleep(0.1)
+            host = await self.host_of(match_id)
         if host is None:
             raise LobbyError("not_found", "no live or recent match with that id")
         session.watching.add(match_id)
@@ -718,6 +724,62 @@ class ClusterNode:
             self._drop_seek(seek_id)
             self._spawn(self.r.lrem(queue, 1, entry))
 
+    # ---- house bots on every node -------------------------------------------------------------
+
+    async def _publish_bots(self) -> None:
+        """This node's connected sessions with an autoplay offer, for ``play_bot`` and
+        ``list_bots`` on every node (renewed with the presence; gone with the node)."""
+        entries = {}
+        for session in self.server.sessions.all():
+            offer = session.autoplay
+            if offer is None or not session.connected or isinstance(session, RemoteSession):
+                continue
+            entries[session.resume_hash] = msgpack.packb({
+                **session_info(session, self.node_id), "games": sorted(offer.games),
+                "max": offer.max_matches, "bot": offer.bot, "version": offer.version,
+                "busy": len(session.seats)})
+        key = self.key("bots", self.node_id)
+        async with self.r.pipeline(transaction=True) as pipe:
+            pipe.delete(key)
+            if entries:
+                pipe.hset(key, mapping=entries)
+                pipe.pexpire(key, int(PRESENCE_TTL_S * 2000))
+            await pipe.execute()
+
+    async def remote_bots(self) -> list[Session]:
+        """The autoplay sessions of the other live nodes, as stand-ins that
+        :func:`server.lobby.bot_listing` and :meth:`server.lobby.Lobby.pick_bots` read (their
+        free slots as of the last renewal)."""
+        nodes = {raw.decode() for raw in await self.r.smembers(self.key("nodes"))}
+        out: list[Session] = []
+        for node in sorted(nodes - {self.node_id} - self.dead):
+            for raw in (await self.r.hgetall(self.key("bots", node))).values():
+                info = msgpack.unpackb(raw)
+                stand_in = RemoteSession(token=f"remote:{info['h']}", name=info["name"],
+                                         kind=info["kind"], home=node, online=True)
+                stand_in.__dict__["resume_hash"] = info["h"]
+                stand_in.__dict__["info"] = info
+                stand_in.autoplay = AutoplayOffer(frozenset(info["games"]), info["max"],
+                                                  info.get("bot"), info.get("version"))
+                stand_in.seats = {f"busy-{i}": [] for i in range(info["busy"])}
+                out.append(stand_in)
+        return out
+
+    async def play_bot(self, conn: Connection, session: Session, msg: dict[str, Any],
+                       spec: MatchSpec, seat: int) -> None:
+        """``play_bot`` with the house bots of every node: the match is hosted here."""
+        candidates = [*self.server.sessions.all(), *await self.remote_bots()]
+        bots = self.server.lobby.pick_bots(candidates, spec.game, spec.num_seats - 1,
+                                           msg.get("bot"), exclude=session)
+        infos = [s.__dict__["info"] if isinstance(s, RemoteSession)
+                 else session_info(s, self.node_id) for s in bots]
+        infos.insert(seat, session_info(session, self.node_id))
+        self.host_match(spec, infos, ref_for=(session, msg.get("id")))
+
+    async def list_bots(self, game: str | None) -> list[dict[str, Any]]:
+        from server.lobby import bot_listing
+        return bot_listing([*self.server.sessions.all(), *await self.remote_bots()], game)
+
     # ---- the other nodes ----------------------------------------------------------------------
 
     async def _watch(self) -> None:
@@ -725,6 +787,7 @@ class ClusterNode:
             await asyncio.sleep(HEARTBEAT_S)
             try:
                 await self._renew()
+                await self._publish_bots()
                 await self._check_nodes()
             except asyncio.CancelledError:
                 raise

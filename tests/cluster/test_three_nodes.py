@@ -48,7 +48,8 @@ class Node:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tools.cli", "serve", "--port", str(port), "--db", dsn,
              "--redis", redis_url, "--reuse-port", "--node-id", node_id, "--grace", "30",
-             "--log-level", "warning"],
+             "--log-level", "warning", "--limit", "address_rate_per_s=100000",
+             "--limit", "address_burst=100000"],
             cwd=ROOT, stdout=log.open("wb"), stderr=subprocess.STDOUT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
 

@@ -772,11 +772,13 @@ class ArenaServer:
         conn.protocol.costly = self.admission.costly(admitted, self._clock())
         session.away_since = None
         session.views = hello.get("views") is True
+        session.lean = hello.get("lean") is True
         conn.log = conn.log.bind(account=session.name)
         if self.cluster is not None:
             self.cluster.attached(session)
         conn.protocol.welcome(session=session.token, account=session.account,
-                              server_version=self.version, hello=hello, views=session.views)
+                              server_version=self.version, hello=hello, views=session.views,
+                              lean=session.lean)
         conn.flush()
 
     def _connection_lost(self, conn: Connection) -> None:

@@ -46,6 +46,7 @@ class Session:
     autoplay: AutoplayOffer | None = None
     away_since: float | None = None
     views: bool = False            # hello.views: events (and replays) carry views
+    lean: bool = False             # hello.lean: its seats' events ride in their next request
     credential: str | None = None  # token_hash of the account token it logged in with
     restored_from: str | None = None  # restored after a restart: its old token's hash
 

@@ -19,7 +19,9 @@ only pumps frames. What it adds:
 * **correlation**: :meth:`Connection.request` sends a message with a fresh ``id`` and waits
   for the reply carrying it as ``ref`` (an ``error`` reply raises :class:`ArenaError`);
 * **a message stream**: ``async for message in conn`` yields every server message in order
-  (replies included), until the connection is closed for good;
+  (replies included), until the connection is closed for good; with lean delivery
+  (``lean=True``) the events a ``request`` or ``match_end`` carries come first, as the
+  ``events`` messages they stand for, so a bot reads the same stream either way;
 * **reconnect with resume**: when the connection drops, it reconnects with bounded
   exponential backoff and says ``hello {resume}``; the server re-sends ``match_start`` and
   any pending ``request``. Replies awaited across a drop fail with :class:`ConnectionLost`.
@@ -92,7 +94,7 @@ class Connection:
     def __init__(self, url: str, *, token: str | None = None, name: str | None = None,
                  encoding: Encoding = "json", client: str = CLIENT_NAME,
                  reconnect: ReconnectPolicy = DEFAULT_RECONNECT, open_timeout: float = 10.0,
-                 queue_size: int = 10_000, views: bool = False) -> None:
+                 queue_size: int = 10_000, views: bool = False, lean: bool = False) -> None:
         if encoding not in SUBPROTOCOL_OF_ENCODING:
             raise ValueError(f"encoding must be 'json' or 'msgpack', not {encoding!r}")
         self.url = url
@@ -100,7 +102,7 @@ class Connection:
         self.reconnect = reconnect
         self.open_timeout = open_timeout
         self.session = ClientSession(encoding, token=token, name=name, client=client,
-                                     views=views)
+                                     views=views, lean=lean)
         self.log = log.bind(url=url)
         self.reconnects = 0
         """Successful reconnections so far."""
@@ -494,14 +496,20 @@ class Connection:
 async def connect(url: str, token: str | None = None, *, encoding: Encoding = "json",
                   name: str | None = None, client: str = CLIENT_NAME,
                   reconnect: ReconnectPolicy = DEFAULT_RECONNECT,
-                  open_timeout: float = 10.0, views: bool = False) -> Connection:
+                  open_timeout: float = 10.0, views: bool = False,
+                  lean: bool = False) -> Connection:
     """Open a :class:`Connection` and complete the handshake.
 
     ``token`` is an account's bearer token (without one the server makes a guest, named
     ``name`` if given). ``encoding`` picks the subprotocol: ``arena.v1.json`` (text frames)
     or ``arena.v1.msgpack`` (binary frames). ``views=True`` asks for the viewer's view in
     every ``events`` message (a bot that reads only requests need not pay for it).
+    ``lean=True`` asks for lean delivery: the server sends no ``events`` frames for this
+    session's seats, their events ride in the seat's next ``request`` or ``match_end``, one
+    frame per decision; the stream still yields them as ``events`` messages, each just
+    before the message that carried it (``welcome["lean"]`` says whether the server
+    granted it).
     """
     conn = Connection(url, token=token, name=name, encoding=encoding, client=client,
-                      reconnect=reconnect, open_timeout=open_timeout, views=views)
+                      reconnect=reconnect, open_timeout=open_timeout, views=views, lean=lean)
     return await conn.open()

@@ -93,7 +93,8 @@ class BotRunner:
     ladder matches at once (the server's house bots: rated from the first minute, while
     most of their slots stay free for people). ``matches``
     stops the run after that many finished matches (``None``: run until :meth:`stop` or the
-    connection is lost for good).
+    connection is lost for good). ``lean=True`` asks the server for lean delivery (one frame
+    per decision: the events ride in the requests); ``on_events`` is called the same.
     """
 
     def __init__(self, bot: Bot, url: str, *, games: Sequence[str], token: str | None = None,
@@ -104,7 +105,8 @@ class BotRunner:
                  reconnect: ReconnectPolicy = DEFAULT_RECONNECT,
                  client: str = CLIENT_NAME, seed: int | None = None,
                  ladder_bot: str | None = None, ladder_version: str = "1",
-                 seed_from_version: str | None = None, ladder_matches: int = 0) -> None:
+                 seed_from_version: str | None = None, ladder_matches: int = 0,
+                 lean: bool = False) -> None:
         if not games:
             raise ValueError("a bot runner needs at least one game")
         if mode not in ("autoplay", "seek", "ladder"):
@@ -125,7 +127,7 @@ class BotRunner:
         self.ladder_matches = ladder_matches
         self.stats = RunnerStats()
         self.conn = Connection(url, token=token, name=name, encoding=encoding, client=client,
-                               reconnect=reconnect)
+                               reconnect=reconnect, lean=lean)
         self.log = structlog.get_logger("arena.bot").bind(
             bot=name or type(bot).__name__, mode=mode)
         self._rng = random.Random(seed)  # for fallback answers only

@@ -20,6 +20,12 @@
 //
 // Events: 'message' (every server message), 'connected' (welcome, first time and after each
 // reconnect: `(welcome, {resumed})`), 'disconnected' (`(code, reason)`), 'closed' (for good).
+//
+// Lean delivery (`{ lean: true }`, PROTOCOL.md "Lean delivery"): the server sends no `events`
+// frames for this session's seats; their events ride in the seat's next `request` or
+// `match_end` (field `events`). The client hands them on as the `events` messages they stand
+// for, each emitted just before the message that carried it (which loses the field): a bot
+// written for either way works with both.
 
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
@@ -80,6 +86,8 @@ export class ArenaClient extends EventEmitter {
    * @param {string} [options.client] software name/version sent in hello
    * @param {boolean} [options.views] ask for views: every `events` message then carries the
    *   viewer's view after those events (default false: a bot reading requests needs none)
+   * @param {boolean} [options.lean] ask for lean delivery: one frame per decision, the events
+   *   riding in the requests (emitted as `events` messages all the same; default false)
    * @param {object} [options.reconnect] {enabled, initialDelayMs, maxDelayMs, maxAttempts}
    * @param {number} [options.connectAttempts] attempts to reach the server at first connect
    *   (default: reconnect.maxAttempts; a refused hello is never retried)
@@ -92,6 +100,7 @@ export class ArenaClient extends EventEmitter {
     this.name = options.name ?? null;
     this.clientName = options.client ?? CLIENT_NAME;
     this.views = Boolean(options.views);
+    this.lean = Boolean(options.lean);
     this.reconnectPolicy = { ...DEFAULT_RECONNECT, ...(options.reconnect ?? {}) };
     this.connectAttempts = options.connectAttempts ?? this.reconnectPolicy.maxAttempts;
     this.openTimeoutMs = options.openTimeoutMs ?? 10000;
@@ -177,6 +186,7 @@ export class ArenaClient extends EventEmitter {
         if (this.name && !this.token) hello.name = this.name;
         if (withResume && this.session) hello.resume = this.session;
         if (this.views) hello.views = true;
+        if (this.lean) hello.lean = true;
         ws.send(JSON.stringify(hello));
       };
       ws.on('error', (error) => fail(error));
@@ -248,6 +258,15 @@ export class ArenaClient extends EventEmitter {
   // ---- incoming ----------------------------------------------------------------------------
 
   _dispatch(message) {
+    if ((message.type === 'request' || message.type === 'match_end')
+        && Array.isArray(message.events)) {
+      // Lean delivery: the events held for this seat come first, as the messages they were.
+      const held = message.events;
+      delete message.events;
+      for (const batch of held) {
+        this.emit('message', { type: 'events', match_id: message.match_id, ...batch });
+      }
+    }
     if (message.type === 'error' && REOPENING_ERRORS.has(message.code)
         && this._answered.has(message.request_id)) {
       // A refused answer leaves the request open on the server: answer it again.

@@ -30,6 +30,7 @@
 //   ARENA_CLOCK     time control for seek/play_bot as JSON, e.g. {"initial_ms":60000,"increment_ms":1000}
 //   ARENA_SEAT      your seat in play_bot matches     (default 0)
 //   ARENA_CONNECT_ATTEMPTS  tries to reach the server at start (default 20, backing off to 5 s)
+//   ARENA_LEAN      1: lean delivery, one frame per decision (default 0; see client.js)
 
 import { ArenaClient, ArenaError, ConnectionLost, StaleRequest } from './client.js';
 import { safeAction, seededRandom } from './bots.js';
@@ -47,6 +48,7 @@ export function optionsFromEnv(env = process.env) {
   if (env.ARENA_MATCHES) out.matches = Number.parseInt(env.ARENA_MATCHES, 10);
   if (env.ARENA_CLOCK) out.clock = JSON.parse(env.ARENA_CLOCK);
   if (env.ARENA_SEAT) out.seat = Number.parseInt(env.ARENA_SEAT, 10);
+  if (env.ARENA_LEAN) out.lean = env.ARENA_LEAN === '1' || env.ARENA_LEAN === 'true';
   if (env.ARENA_CONNECT_ATTEMPTS) {
     out.connectAttempts = Number.parseInt(env.ARENA_CONNECT_ATTEMPTS, 10);
   }
@@ -77,7 +79,8 @@ export class BotRunner {
    * @param {object} [options] server, token, name, games, mode ('autoplay'|'seek'|'play_bot'),
    *   opponent (house bot name for play_bot), seat (yours, play_bot), maxMatches (at once), matches (stop after),
    *   clock, gameOptions, seats, reconnect, log (function taking a line; null: silent),
-   *   logErrors (same, for errors), seed (for fallback answers), env (default process.env)
+   *   logErrors (same, for errors), seed (for fallback answers), lean (lean delivery: one
+   *   frame per decision; onEvents is called the same), env (default process.env)
    */
   constructor(bot, options = {}) {
     const settings = { ...optionsFromEnv(options.env ?? process.env), ...stripUndefined(options) };
@@ -104,6 +107,7 @@ export class BotRunner {
     this.client = new ArenaClient(this.server, {
       token: settings.token, name: settings.name, client: settings.client,
       reconnect: settings.reconnect, connectAttempts: settings.connectAttempts,
+      lean: settings.lean,
     });
     this._active = new Map();     // match_id -> match_start
     this._thinking = new Set();   // request ids being answered

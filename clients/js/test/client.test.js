@@ -86,6 +86,41 @@ test('a client that asks for views gets its view with every events message', asy
   }
 });
 
+test('a lean client gets no events frames, yet every events message before its request',
+  async () => {
+    const client = await connected({ token: arena.tokens.bob, lean: true });
+    const inbox = client.inbox();
+    const frames = [];
+    client._ws.on('message', (data) => frames.push(JSON.parse(data.toString('utf8'))));
+    const bot = new RandomBot(11);
+    try {
+      assert.equal(client.welcome.lean, true);
+      const start = await client.playBot('battleline', { bot: 'house', seat: 1 });
+      const seqs = [];
+      let requests = 0;
+      for (;;) {
+        const message = await inbox.next((m) => m.match_id === start.match_id, 20000);
+        assert.equal(message.type === 'events' || !('events' in message), true);
+        if (message.type === 'events') seqs.push(message.seq);
+        if (message.type === 'request' && client.isPending(message)) {
+          requests += 1;
+          client.act(message, bot.choose(message));
+        }
+        if (message.type === 'match_end') break;
+      }
+      assert.ok(requests > 5);
+      // Each events message once, in order: the ones the frames carried, and no others.
+      assert.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => i + 1));
+      const ours = frames.filter((m) => m.match_id === start.match_id);
+      assert.equal(ours.filter((m) => m.type === 'events').length, 0);
+      assert.equal(ours.filter((m) => m.type === 'request').length, requests);
+      assert.equal(ours.reduce((n, m) => n + (m.events ?? []).length, 0), seqs.length);
+    } finally {
+      inbox.stop();
+      client.close();
+    }
+  });
+
 test('a request is answered once: a second answer is stale, a wrong id is refused', async () => {
   const client = await connected({ token: arena.tokens.alice });
   const inbox = client.inbox();

@@ -15,7 +15,10 @@ Figures, each the median over ``--repeat`` runs of ``--seconds``:
 * matches per second completed;
 * action round trip: from a client sending an action to it receiving the ``events`` that
   action caused (p50 / p90 / p99 of all samples of the median run), which includes the load
-  generator's own scheduling on a shared 2-core machine;
+  generator's own scheduling on a shared 2-core machine; with ``--lean`` (the bots ask for
+  lean delivery, ``hello.lean``: no events frames, the events ride in the requests) from an
+  action to the next ``request`` (or ``match_end``) of its match, whoever's it is: what
+  the action leads to (the yardsticks' clients are not lean);
 * the server process's CPU time per action (all its threads) over the counted window only
   (the load generator marks its start and end on its stdout), and over the whole run with
   set-up and warm-up: the figures that least depend on what else the machine is doing. Rates
@@ -92,6 +95,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a tiny run for tests: 1 and 2 matches, 1 repeat of 0.3 s, json")
     p.add_argument("--no-gc-tuning", action="store_true",
                    help="leave the cyclic collector at its defaults")
+    p.add_argument("--lean", action="store_true",
+                   help="the arena's bots ask for lean delivery (hello.lean: their events "
+                        "ride in their requests, one frame per decision); the round trip is "
+                        "then an action to the next request of its match")
     scale = p.add_argument_group(
         "scale runs (issue #22; any of these runs them instead of the levels above, each "
         "server in a process of its own: tools.bench.server_scale)")
@@ -142,14 +149,16 @@ RUN_TIMEOUT_S = 180.0
 
 async def one_run(url: str, game: str, seats: int, matches: int, encoding: str,
                   seconds: float, warmup: float, mode: str = "arena", pace: float = 0.0,
-                  spread: bool = False, stalls: Stalls | None = None) -> dict[str, Any]:
+                  spread: bool = False, stalls: Stalls | None = None,
+                  lean: bool = False) -> dict[str, Any]:
     """One load generator's run against ``url``; with ``stalls`` (the server runs in this
-    process), also this process's stalls over the counted window (``server_stalls``)."""
+    process), also this process's stalls over the counted window (``server_stalls``);
+    ``lean``: its bots ask for lean delivery."""
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tools.bench.server_load", url, "--game", game,
         "--seats", str(seats), "--matches", str(matches), "--encoding", encoding,
         "--seconds", str(seconds), "--warmup", str(max(warmup, 0.3)), "--mode", mode,
-        "--pace", str(pace), *(["--spread"] if spread else []),
+        "--pace", str(pace), *(["--spread"] if spread else []), *(["--lean"] if lean else []),
         stdout=asyncio.subprocess.PIPE)
     assert process.stdout is not None
     lines: list[str] = []
@@ -199,15 +208,17 @@ def ratio(a: float, b: float) -> float | None:
 
 async def measured_runs(args: argparse.Namespace, url: str, seats: int, matches: int,
                         encoding: str, mode: str, label: str = "",
-                        server: ArenaServer | None = None) -> list[dict[str, Any]]:
+                        server: ArenaServer | None = None,
+                        lean: bool = False) -> list[dict[str, Any]]:
     """``--repeat`` runs of one configuration, each with this process's CPU per unit
     (``label`` names the server in the progress lines; default: the mode). ``server``: the
-    arena at ``url``, whose left-over matches end after each run."""
+    arena at ``url``, whose left-over matches end after each run. ``lean``: the bots ask for
+    lean delivery."""
     runs = []
     for n in range(args.repeat):
         cpu = time.process_time()
         run = await one_run(url, args.game, seats, matches, encoding, args.seconds,
-                            args.warmup, mode)
+                            args.warmup, mode, lean=lean)
         if server is not None:
             await end_leftovers(server)
         # This process's CPU (all its threads) over the whole run, warm-up and set-up
@@ -274,10 +285,13 @@ async def bench(args: argparse.Namespace
                                    stderr_progress)
                     results.append(path)
                     path_us = 1e6 / path.median if path.median > 0 else float("nan")
-                    settings = {"game": args.game, "encoding": encoding, "matches": matches}
-                    name = f"{args.game} {encoding}, {matches} matches"
+                    settings = {"game": args.game, "encoding": encoding, "matches": matches,
+                                **({"lean": True} if args.lean else {})}
+                    name = f"{args.game} {encoding}{' lean' if args.lean else ''}, " \
+                           f"{matches} matches"
                     runs = await measured_runs(args, server.ws_url, seats, matches, encoding,
-                                               "arena", server=server)
+                                               "arena", "arena lean" if args.lean else "",
+                                               server=server, lean=args.lean)
                     results.append(Result(f"{name}: actions", "actions/s", per_second(runs),
                                           settings))
                     results.append(Result(f"{name}: matches", "matches/s",

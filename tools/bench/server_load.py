@@ -11,6 +11,11 @@ from sending it to receiving the ``events`` it caused. Prints one JSON object on
 Plain websockets, orjson and the protocol codec only: it measures the server, not a client
 library, and spends as little CPU as it can (it shares the machine with the server).
 
+``--lean``: the clients ask for lean delivery (``hello.lean``): the server sends them no
+``events`` frames, the events ride in the next request, one frame per decision. The round
+trip is then from an action to the next ``request`` (or ``match_end``) of its match, whoever
+it is for (on a simultaneous turn, from the action that completed it).
+
 ``--pace R`` (below) gives live matches a steady, modest rate (``arena bench flood`` and the
 scale runs; the wait is not in the round trip); ``--spread`` connects each client from its
 own loopback address (127.1.x.y), as players on many machines (``arena bench flood``: each
@@ -96,6 +101,8 @@ class Load:
         self.total = 0
         self.pace = 0.0                     # actions per second per match; 0: at once
         self.spread = False                 # each client from its own loopback address
+        self.lean = False                   # hello.lean: events ride in the requests
+        self.sent_at: dict[str, float] = {}  # lean: match id -> its last action's send time
         # Handshakes at a time: the server's listen backlog (100) must not overflow when
         # thousands of clients start at once (a dropped SYN is retried only after a second).
         self.opening = asyncio.Semaphore(OPENING)
@@ -103,11 +110,11 @@ class Load:
 
 async def open_arena(url: str, encoding: str, name: str = "load", resume: str | None = None,
                      sock: socket.socket | None = None, max_queue: int | None = None,
-                     local_addr: tuple[str, int] | None = None
+                     local_addr: tuple[str, int] | None = None, lean: bool = False
                      ) -> tuple[ClientConnection, str]:
     """A connection to the arena that said ``hello`` (``resume``: to that session) and read
     its ``welcome``, and the session's resume token; raises if the server refused.
-    ``local_addr``: connect from that loopback address."""
+    ``local_addr``: connect from that loopback address; ``lean``: ask for lean delivery."""
     extra: dict[str, Any] = {} if sock is None else {"sock": sock}
     if local_addr is not None:
         extra["local_addr"] = local_addr
@@ -117,6 +124,8 @@ async def open_arena(url: str, encoding: str, name: str = "load", resume: str | 
     hello: dict[str, Any] = {"type": "hello", "protocol": 1, "name": name}
     if resume is not None:
         hello["resume"] = resume
+    if lean:
+        hello["lean"] = True
     await ws.send(encode(hello, encoding))  # type: ignore[arg-type]
     welcome = decode(await ws.recv(decode=False), encoding)
     if welcome["type"] != "welcome":
@@ -132,7 +141,7 @@ async def client(url: str, game: str, load: Load, seed: int, ready: asyncio.Even
     # (each guest address then has its own budget and connection cap).
     where = (f"127.1.{seed // 250}.{seed % 250 + 1}", 0) if load.spread else None
     async with load.opening:
-        ws, _ = await open_arena(url, load.encoding, local_addr=where)
+        ws, _ = await open_arena(url, load.encoding, local_addr=where, lean=load.lean)
 
     async def send(message: dict[str, Any]) -> None:
         await ws.send(encode(message, load.encoding))  # type: ignore[arg-type]
@@ -144,12 +153,18 @@ async def client(url: str, game: str, load: Load, seed: int, ready: asyncio.Even
     await send({"type": "seek", "game": game})
     sent_at: float | None = None
     answered = False
+    lean, match_sent = load.lean, load.sent_at
     try:
         while True:
             # Text frames as bytes: orjson reads UTF-8 itself, no str in between.
             frame = await ws.recv(decode=False)
             message = decode(frame, load.encoding)
             kind = message["type"]
+            if lean and (kind == "request" or kind == "match_end"):
+                # Lean: the round trip ends at what the match's last action led to.
+                last = match_sent.pop(message["match_id"], None)
+                if last is not None and load.counting:
+                    load.latencies.append(time.perf_counter() - last)
             if kind == "events" and sent_at is not None:
                 if load.counting:
                     load.latencies.append(time.perf_counter() - sent_at)
@@ -170,6 +185,8 @@ async def client(url: str, game: str, load: Load, seed: int, ready: asyncio.Even
                             "request_id": message["request_id"],
                             "action": random_answer(message, rng)})
                 sent_at = time.perf_counter()
+                if lean:
+                    match_sent[message["match_id"]] = sent_at
                 if load.counting:
                     load.actions += 1
             elif kind == "match_end":
@@ -425,6 +442,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     load = Load(args.encoding)
     load.pace = args.pace
     load.spread = args.spread
+    load.lean = args.lean
     raise_fd_limit(args.matches * 2)
     if args.mode == "idle":
         return await idle(args, load)
@@ -516,6 +534,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="disconnect: the server's grace in seconds")
     p.add_argument("--spread", action="store_true",
                    help="arena: each client connects from its own loopback address")
+    p.add_argument("--lean", action="store_true",
+                   help="arena: the clients ask for lean delivery (events in the requests)")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
     print(json.dumps(asyncio.run(main_async(args))), flush=True)

@@ -289,6 +289,7 @@ def check_fields(stage: Stage, sent: dict[str, Any], reply: dict[str, Any]) -> N
         if "resume" in sent:
             assert reply["session"] == sent["resume"]
         assert reply.get("views", False) is bool(sent.get("views"))
+        assert reply.get("lean", False) is bool(sent.get("lean"))
         assert re.fullmatch(r"[A-Za-z0-9_-]{32}", reply["session"])
     elif kind == "list_bots":
         houses = [b for b in reply["bots"] if b["account"].startswith("house-random-")]

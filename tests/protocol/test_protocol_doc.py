@@ -102,7 +102,7 @@ def assert_valid(v: jsonschema.Draft202012Validator, message: Any, where: str) -
 
 def test_the_document_has_examples_and_transcripts() -> None:
     assert len(JSON_BLOCKS) >= len(CLIENT_TYPES) + len(SERVER_TYPES)
-    assert len(TRANSCRIPTS) == 3
+    assert len(TRANSCRIPTS) == 4
 
 
 @pytest.mark.parametrize("block", JSON_BLOCKS, ids=lambda b: f"line{b.line}")
@@ -286,6 +286,30 @@ def test_transcripts_show_what_the_brief_asks_for() -> None:
     assert ends and all(m["outcome"]["reason"] == "timeout" for m in ends)
     assert any(e["type"] == "timeout" for _, _, m in chexers if m["type"] == "events"
                for e in m["events"])
+
+
+def test_the_lean_transcript_carries_exactly_what_the_bot_got_in_12_1() -> None:
+    """12.4 is the bot's side of 12.1 with lean delivery: no events frame; what its requests
+    and its match_end carry are 12.1's events messages to the bot, seq for seq, and the
+    messages themselves are 12.1's but for that field."""
+    plain = [m for who, d, m in transcript_lines(TRANSCRIPTS[0]) if who == "bot"]
+    lean = [(d, m) for who, d, m in transcript_lines(TRANSCRIPTS[3]) if who == "bot"]
+    hello = next(m for d, m in lean if m["type"] == "hello")
+    welcome = next(m for d, m in lean if m["type"] == "welcome")
+    assert hello["lean"] is True and welcome["lean"] is True
+    received = [m for d, m in lean if d == "<<" and m.get("match_id") == "bl-5f2a9c"]
+    assert "events" not in {m["type"] for m in received}
+    sent_to_bot = {m["seq"]: m for m in plain if m["type"] == "events"}
+    carried = [b for m in received for b in m.get("events", [])]
+    assert len(carried) >= 6
+    for b in carried:
+        assert b == {k: sent_to_bot[b["seq"]][k] for k in ("seq", "events", "clocks_ms")}
+    seqs = [b["seq"] for b in carried]
+    assert seqs == sorted(seqs) and seqs[:9] == list(range(1, 10))
+    same = {(m["type"], m.get("request_id")): m for m in plain if m["type"] != "events"}
+    for m in received:
+        assert {k: v for k, v in m.items() if k != "events"} == same[(m["type"],
+                                                                      m.get("request_id"))]
 
 
 def test_hidden_information_in_the_battleline_transcript() -> None:

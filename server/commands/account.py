@@ -1,17 +1,18 @@
 """``arena account``: create accounts (prints the bearer token once), list them, revoke their
 tokens, ban and unban them.
 
-    arena account create NAME --kind bot|human|admin [--db FILE]
-    arena account list [--db FILE]
-    arena account revoke NAME [--new-token] [--db FILE]
-    arena account ban NAME [--db FILE]
-    arena account unban NAME [--db FILE]
+    arena account create NAME --kind bot|human|admin [--db FILE|URL]
+    arena account list [--db FILE|URL]
+    arena account revoke NAME [--new-token] [--db FILE|URL]
+    arena account ban NAME [--db FILE|URL]
+    arena account unban NAME [--db FILE|URL]
 
 Names starting ``house-`` are refused: they are the house bots' (``arena run`` makes them).
 ``revoke`` leaves the account with no working token (``--new-token``: and prints a new one);
-``ban`` keeps it from logging in until ``unban``. These write the server's SQLite file; a
-running server applies them at the account's next ``hello`` or resume (PROTOCOL.md
-section 9) — an admin's ``ban_account`` message closes a banned account's sessions at once.
+``ban`` keeps it from logging in until ``unban``. These write the server's store (``--db``:
+its SQLite file or its ``postgresql://`` URL, as given to ``arena serve``); a running server
+applies them at the account's next ``hello`` or resume (PROTOCOL.md section 9) — an admin's
+``ban_account`` message closes a banned account's sessions at once.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from server.storage import SqliteStore, Store, StoreError
+from server.storage import Store, StoreError, open_store
 
 DEFAULT_DB = "arena.sqlite3"
+DB_HELP = (f"the server's store: an SQLite file (default {DEFAULT_DB}) or a PostgreSQL URL, "
+           "postgresql://user[:password]@host[:port]/db")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -40,8 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                          ("unban", "lift an account's ban")):
         sub.add_parser(action, help=what).add_argument("name")
     for parser in sub.choices.values():
-        parser.add_argument("--db", default=DEFAULT_DB,
-                            help=f"SQLite file (default {DEFAULT_DB})")
+        parser.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
 
 
 def _change(store: Store, args: argparse.Namespace) -> str:
@@ -61,7 +63,11 @@ def _change(store: Store, args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    store = SqliteStore(args.db)
+    try:
+        store = open_store(args.db)
+    except StoreError as exc:
+        print(f"arena account {args.account_command}: {exc}", file=sys.stderr)
+        return 1
     try:
         if args.account_command == "list":
             for account in store.list_accounts():

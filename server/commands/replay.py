@@ -3,6 +3,8 @@
     arena replay MATCH_ID [--db arena.sqlite3]          # readable, one line per action
     arena replay MATCH_ID [--db arena.sqlite3] --json   # the replay record (no seed)
 
+``--db`` is the server's SQLite file or its ``postgresql://`` URL, as given to ``arena serve``.
+
 Every step is re-applied through the engine (``Game.apply`` checks it), so a record that no
 longer replays under the current rules is reported rather than printed wrong. A live match is
 refused: its log would reveal hidden cards.
@@ -18,14 +20,16 @@ from typing import Any
 from engine import registry
 from engine.core import CHANCE, Outcome
 from engine.match import actions_of, replay
-from server.storage import MatchRow, SqliteStore
+from server.storage import MatchRow, StoreError, describe_db, open_store
 
 DEFAULT_DB = "arena.sqlite3"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("match_id")
-    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite file (default {DEFAULT_DB})")
+    p.add_argument("--db", default=DEFAULT_DB,
+                   help=f"the server's store: an SQLite file (default {DEFAULT_DB}) or a "
+                        "PostgreSQL URL, postgresql://user[:password]@host[:port]/db")
     p.add_argument("--json", action="store_true", help="export the record as JSON")
 
 
@@ -66,13 +70,18 @@ def readable(row: MatchRow) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    store = SqliteStore(args.db)
     try:
-        row = store.get_match(args.match_id)
-    finally:
-        store.close()
+        store = open_store(args.db)
+        try:
+            row = store.get_match(args.match_id)
+        finally:
+            store.close()
+    except StoreError as exc:
+        print(f"arena replay: {exc}", file=sys.stderr)
+        return 1
     if row is None:
-        print(f"arena replay: no match {args.match_id!r} in {args.db}", file=sys.stderr)
+        print(f"arena replay: no match {args.match_id!r} in {describe_db(args.db)}",
+              file=sys.stderr)
         return 1
     if row.status == "live":
         print(f"arena replay: match {row.id} is still live; its record is secret until it "

@@ -1,8 +1,12 @@
 """``arena serve``: the websocket server alone (``arena run`` adds house bots).
 
-    arena serve [--host 127.0.0.1] [--port 8765] [--db arena.sqlite3] [--log-level info]
-                [--grace 30] [--limit NAME=VALUE ...]
+    arena serve [--host 127.0.0.1] [--port 8765] [--db arena.sqlite3 | postgresql://…]
+                [--log-level info] [--grace 30] [--limit NAME=VALUE ...]
                 [--redis URL [--nodes N | --reuse-port --node-id ID]]
+
+``--db`` is an SQLite file, or a PostgreSQL database as a URL
+(``postgresql://user[:password]@host[:port]/database``, or ``postgres://…``), which several
+servers may share (:func:`server.storage.open_store` picks the backend).
 
 With ``--redis`` the server is a node of a cluster (see :mod:`server.commands.nodes`).
 """
@@ -20,18 +24,24 @@ from server.cluster import ClusterConfig
 from server.commands import nodes
 from server.commands.arguments import limit, limits, non_negative_float, port
 from server.logs import LEVELS, configure_logging
-from server.storage import open_store
+from server.storage import StoreError, open_store
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 DEFAULT_DB = "arena.sqlite3"
+DB_HELP = (f"where accounts, matches and the ladder are kept: an SQLite file (default "
+           f"{DEFAULT_DB}) or a PostgreSQL URL, postgresql://user[:password]@host[:port]/db")
+"""``--db`` of the commands that open it with :func:`server.storage.open_store`."""
 
 
-def add_server_arguments(p: argparse.ArgumentParser) -> None:
+def add_server_arguments(p: argparse.ArgumentParser, *,
+                         db_help: str = f"SQLite file (default {DEFAULT_DB})") -> None:
+    """The options every command that runs a server takes; ``db_help``: what its ``--db``
+    accepts (:data:`DB_HELP` where the command opens it with ``open_store``)."""
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
     p.add_argument("--port", type=port, default=DEFAULT_PORT,
                    help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
-    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite file (default {DEFAULT_DB})")
+    p.add_argument("--db", default=DEFAULT_DB, help=db_help)
     p.add_argument("--log-level", default="info", choices=LEVELS)
     p.add_argument("--grace", type=non_negative_float, default=30.0,
                    help="seconds a disconnected seat may take to come back (default 30)")
@@ -41,7 +51,7 @@ def add_server_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_server_arguments(p)
+    add_server_arguments(p, db_help=DB_HELP)
     nodes.add_cluster_arguments(p)
 
 
@@ -86,6 +96,6 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
     try:
         return asyncio.run(serve_until_stopped(args))
-    except OSError as exc:
+    except (OSError, StoreError) as exc:
         print(f"arena serve: {exc}", file=sys.stderr)
         return 1

@@ -112,31 +112,41 @@ class _Probe(_Flush):
 
 @dataclass
 class _Append:
-    """Appended progress of live matches (:meth:`PostgresStore.append_actions`); consecutive
-    ones are applied together, three statements for any number of them."""
+    """Appended progress of live matches (:meth:`PostgresStore.append_actions`). Consecutive
+    ones are applied together, three statements over arrays for any number of them: the rows
+    are keyed, and a later value of a key replaces an earlier one (what applying them one
+    after the other would leave)."""
 
-    chunks: list[tuple[str, int, str]] = field(default_factory=list)
-    moves: list[tuple[int, str]] = field(default_factory=list)
-    states: list[tuple[str, str]] = field(default_factory=list)
+    chunks: dict[tuple[str, int], str] = field(default_factory=dict)
+    moves: dict[str, int] = field(default_factory=dict)
+    states: dict[str, str] = field(default_factory=dict)
 
     def extend(self, other: _Append) -> None:
-        self.chunks += other.chunks
-        self.moves += other.moves
-        self.states += other.states
+        self.chunks.update(other.chunks)
+        self.moves.update(other.moves)
+        self.states.update(other.states)
 
     async def __call__(self, conn: asyncpg.Connection) -> None:
         if self.chunks:
-            await conn.executemany(
-                "INSERT INTO match_log_chunks (match_id, first, entries) VALUES ($1,$2,$3) "
+            await conn.execute(
+                "INSERT INTO match_log_chunks (match_id, first, entries) "
+                "SELECT * FROM unnest($1::text[], $2::integer[], $3::json[]) "
                 "ON CONFLICT (match_id, first) DO UPDATE SET entries = EXCLUDED.entries",
-                self.chunks)
+                [match_id for match_id, _ in self.chunks], [first for _, first in self.chunks],
+                list(self.chunks.values()))
         # A match that ended keeps its final count and no live state (the first result wins).
         if self.moves:
-            await conn.executemany(
-                "UPDATE matches SET moves=$1 WHERE id=$2 AND status='live'", self.moves)
+            await conn.execute(
+                "UPDATE matches SET moves = v.moves "
+                "FROM unnest($1::text[], $2::integer[]) AS v(id, moves) "
+                "WHERE matches.id = v.id AND matches.status = 'live'",
+                list(self.moves), list(self.moves.values()))
         if self.states:
-            await conn.executemany(
-                "UPDATE matches SET live_state=$1 WHERE id=$2 AND status='live'", self.states)
+            await conn.execute(
+                "UPDATE matches SET live_state = v.state "
+                "FROM unnest($1::text[], $2::json[]) AS v(id, state) "
+                "WHERE matches.id = v.id AND matches.status = 'live'",
+                list(self.states), list(self.states.values()))
 
 
 def _merged(writes: Sequence[Any]) -> list[Any]:
@@ -465,9 +475,9 @@ class PostgresStore(Store):
                 open_chunk[match_id] = last = (match_id, index, [entry])
                 chunks.append(last)
         self._put(_Append(
-            [(match_id, first, _dumps(run)) for match_id, first, run in chunks],
-            [(n, match_id) for match_id, n in moves.items()],
-            [(_dumps(state), match_id) for match_id, state in (live_states or {}).items()]))
+            {(match_id, first): _dumps(run) for match_id, first, run in chunks},
+            dict(moves),
+            {match_id: _dumps(state) for match_id, state in (live_states or {}).items()}))
 
     def update_match(self, match_id: str, *, log: Sequence[dict[str, Any]], moves: int,
                      status: str = "live", outcome: dict[str, Any] | None = None,

@@ -813,9 +813,13 @@ class ArenaServer:
         runner = MatchRunner(match_id, registry.get(spec.game),
                              [SeatInfo(s.name, s.kind) for s in seating], spec.options,
                              self._new_seed(), clock=spec.clock, grace_s=self.grace_s)
+        if self.cluster is not None:
+            self.cluster.starting(match_id, seating)
         live = self._add_live(runner, seating)
         self.metrics.match_started(spec.game)
         self._guard(live, live.start, ref_for)
+        if self.cluster is not None:
+            self.cluster.started(live, spec)
         return live
 
     def _add_live(self, runner: MatchRunner, seating: list[Session]) -> LiveMatch:

@@ -39,6 +39,7 @@ class Bus:
         self._pubsub: Any = None
         self.sent = 0
         self.received = 0
+        self.closing = False
 
     def channel(self, node: str) -> str:
         return f"{self.prefix}node:{node}"
@@ -55,6 +56,7 @@ class Bus:
                        loop.create_task(self._write(), name="bus-writer")]
 
     async def close(self) -> None:
+        self.closing = True
         self._flush()
         with contextlib.suppress(Exception):
             async with asyncio.timeout(2):
@@ -63,7 +65,8 @@ class Bus:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(BaseException):
-                await task
+                async with asyncio.timeout(3):
+                    await task
         if self._pubsub is not None:
             with contextlib.suppress(Exception):
                 await self._pubsub.aclose()
@@ -95,7 +98,7 @@ class Bus:
         self._outbox.put_nowait(batch)
 
     async def _write(self) -> None:
-        while True:
+        while not self.closing:
             batch = await self._outbox.get()
             try:
                 if len(batch) == 1:
@@ -115,7 +118,7 @@ class Bus:
 
     async def _read(self) -> None:
         pubsub = self._pubsub
-        while True:
+        while not self.closing:
             try:
                 message = await pubsub.get_message(timeout=1.0)
             except asyncio.CancelledError:

@@ -188,12 +188,15 @@ class ClusterNode:
         self.hosts: dict[str, str] = {}              # match id -> its host (a cache)
         self.jobs: dict[str, tuple[str, str] | None] = {}  # hosted match -> its job entry
         self.seeks: dict[str, tuple[str, bytes, Session]] = {}
+        # A match being started by host_match: its seats' seeks, and its job's entry.
+        self._extras: dict[str, tuple[list[str | None], tuple[str, str] | None]] = {}
         self.dead: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
         self._background: set[asyncio.Task[Any]] = set()
         self._claim: Any = None
         self._seek: Any = None
         self.reclaimed = 0
+        self.closing = False
 
     # ---- keys ---------------------------------------------------------------------------------
 
@@ -234,11 +237,15 @@ class ClusterNode:
         """Leave: stop reading jobs and renewing presence, then drop the presence key so
         that the survivors take this node's matches over at once (call after the server
         stored every live match's progress)."""
+        # (A loop must also see the flag: redis-py may turn a cancellation in the middle
+        # of a command into a connection error, which the loop would log and go on from.)
+        self.closing = True
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(BaseException):
-                await task
+                async with asyncio.timeout(2 * HEARTBEAT_S + 1):
+                    await task
         if self._background:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(2):
@@ -339,40 +346,67 @@ class ClusterNode:
 
     def host_match(self, spec: MatchSpec, infos: list[dict[str, Any]],
                    match_id: str | None = None,
-                   ref_for: tuple[Session, Any] | None = None) -> LiveMatch:
-        """Host a new match here: ``infos[i]`` describes who takes seat ``i``."""
+                   ref_for: tuple[Session, Any] | None = None,
+                   entry: tuple[str, str] | None = None) -> LiveMatch:
+        """Host a new match here: ``infos[i]`` describes who takes seat ``i`` (and the
+        seek it came from, if any); ``entry``: the job of this node's stream it came as."""
         match_id = match_id or secrets.token_hex(8)
+        self._extras[match_id] = ([info.get("s") for info in infos], entry)
         seating = [self._seat(info) for info in infos]
+        return self.server.start_match(spec, seating, ref_for, match_id=match_id)
+
+    def info_of(self, session: Session) -> dict[str, Any]:
+        """What a host needs to seat ``session`` (of this node, or a proxy's home)."""
+        if isinstance(session, RemoteSession):
+            return {"h": session.resume_hash, "n": session.home, "name": session.name,
+                    "kind": session.kind, "v": session.views,
+                    "l": bool(getattr(session, "lean", False)), "e": session.encoding,
+                    "c": session.online}
+        return session_info(session, self.node_id)
+
+    def starting(self, match_id: str, seating: list[Session]) -> None:
+        """A match is about to start here (any way: a seek, play_bot, the ladder): tell
+        the homes of its remote seats first, so that an action on its first request finds
+        the seat known there."""
+        seeks, _ = self._extras.get(match_id, ([], None))
+        self.jobs[match_id] = None
         for seat_no, session in enumerate(seating):
+            seek = seeks[seat_no] if seat_no < len(seeks) else None
             if isinstance(session, RemoteSession):
                 seats = [i for i, s in enumerate(seating) if s is session]
                 if seats[0] == seat_no:
                     self.bus_send(session.home, {"o": "seated", "m": match_id,
                                                  "h": session.resume_hash, "seats": seats,
-                                                 "host": self.node_id,
-                                                 "seek": infos[seat_no].get("s")})
+                                                 "host": self.node_id, "seek": seek})
             else:
-                self._drop_seek(infos[seat_no].get("s"))
-        live = self.server.start_match(spec, seating, ref_for, match_id=match_id)
+                self._drop_seek(seek)
+
+    def started(self, live: LiveMatch, spec: MatchSpec) -> None:
+        """A match started here: record it as a job of this node (unless it came as one),
+        so that another node takes it over if this one dies."""
+        match_id = live.match_id
+        _, entry = self._extras.pop(match_id, ([], None))
         job = {"m": match_id, "game": spec.game, "options": dict(spec.options),
                "clock": None if spec.clock is None else spec.clock.to_json(),
-               "seats": infos, "by": self.node_id, "local": True, "epoch": 0}
-        self.jobs.setdefault(match_id, None)
-        self._spawn(self._register(match_id, job, [s.resume_hash for s in seating]))
-        return live
+               "seats": [self.info_of(s) for s in live.seating], "by": self.node_id,
+               "local": True, "epoch": 0}
+        self._spawn(self._register(match_id, job, [s.resume_hash for s in live.seating],
+                                   entry))
 
-    async def _register(self, match_id: str, job: dict[str, Any], hashes: list[str]) -> None:
-        await self._claim(keys=[self.key("match", match_id)], args=[self.node_id, 0])
-        stream = self.stream(self.node_id)
-        entry = await self.r.xadd(stream, {"job": msgpack.packb(job)})
+    async def _register(self, match_id: str, job: dict[str, Any], hashes: list[str],
+                        entry: tuple[str, str] | None) -> None:
+        if entry is None:
+            await self._claim(keys=[self.key("match", match_id)], args=[self.node_id, 0])
+            stream = self.stream(self.node_id)
+            entry = (stream, (await self.r.xadd(stream, {"job": msgpack.packb(job)})).decode())
         async with self.r.pipeline(transaction=False) as pipe:
             for h in dict.fromkeys(hashes):
                 pipe.sadd(self.key("seats", h), match_id)
             await pipe.execute()
         if match_id in self.jobs:
-            self.jobs[match_id] = (stream, entry.decode())
+            self.jobs[match_id] = entry
         else:  # it ended already
-            await self._finish_job(match_id, (stream, entry.decode()), hashes)
+            await self._finish_job(match_id, entry, hashes)
 
     def ended(self, live: LiveMatch) -> None:
         """A match hosted here ended: tell the seats' homes, then retire its job."""
@@ -406,7 +440,7 @@ class ClusterNode:
 
     async def _read_jobs(self) -> None:
         stream = self.stream(self.node_id)
-        while True:
+        while not self.closing:
             try:
                 found = await self.r.xreadgroup(GROUP, self.node_id, {stream: ">"},
                                                 count=50, block=1000)
@@ -436,20 +470,18 @@ class ClusterNode:
             log.warning("job_superseded", match_id=match_id)
             await self.r.xack(stream, GROUP, entry_id)
             return
-        self.jobs[match_id] = (stream, entry_id)
         hashes = [info["h"] for info in job["seats"]]
         if job.get("resume"):
             row = await asyncio.to_thread(self.server.store.get_match, match_id)
             if row is not None:
                 if row.status != "live":
-                    del self.jobs[match_id]
                     await self._finish_job(match_id, (stream, entry_id), hashes)
                     return
+                self.jobs[match_id] = (stream, entry_id)
                 self._resume(row, job)
                 return
         spec = MatchSpec.parse(job["game"], job["options"], job["clock"], len(job["seats"]))
-        self.host_match(spec, job["seats"], match_id=match_id)
-        self.jobs[match_id] = (stream, entry_id)
+        self.host_match(spec, job["seats"], match_id=match_id, entry=(stream, entry_id))
 
     def _resume(self, row: Any, job: dict[str, Any]) -> None:
         infos = {info["h"]: info for info in job["seats"]}
@@ -783,7 +815,7 @@ class ClusterNode:
     # ---- the other nodes ----------------------------------------------------------------------
 
     async def _watch(self) -> None:
-        while True:
+        while not self.closing:
             await asyncio.sleep(HEARTBEAT_S)
             try:
                 await self._renew()

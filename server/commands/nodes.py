@@ -63,7 +63,7 @@ def free_port(host: str) -> int:
 
 
 def node_command(args: argparse.Namespace, port: int, node_id: str) -> list[str]:
-    command = [sys.executable, "-m", "tools.cli", "serve", "--host", args.host,
+    command = [sys.executable, "-m", "server.commands.serve", "--host", args.host,
                "--port", str(port), "--db", args.db, "--redis", args.redis,
                "--cluster-prefix", args.cluster_prefix, "--reuse-port",
                "--cluster-pairing", args.cluster_pairing,

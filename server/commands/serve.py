@@ -99,3 +99,15 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, StoreError) as exc:
         print(f"arena serve: {exc}", file=sys.stderr)
         return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m server.commands.serve``: ``arena serve`` without the ``arena`` program
+    (how ``arena serve --nodes N`` starts each node)."""
+    parser = argparse.ArgumentParser(prog="arena serve", description=__doc__)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -44,7 +44,10 @@ async def test_a_house_bot_of_another_node(three_nodes: list[ArenaServer]) -> No
                                                  play_out(bot, match_id)), 60)
     assert ends[0]["outcome"] == ends[1]["outcome"]
     await asyncio.sleep(0.2)
-    assert not b.sessions.get(bot.session.session_token).seats  # type: ignore[union-attr]
+    resume = bot.session.session_token
+    assert resume is not None
+    held = b.sessions.get(resume)
+    assert held is not None and not held.seats  # its home forgot the seat
     with_no_bot = await connect(a.ws_url, name="nobody")
     try:
         await with_no_bot.play_bot("chexers")

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from websockets.exceptions import InvalidMessage
+
 from clients.connection import NO_RECONNECT, Connection, connect
 from tests.cluster.test_three_nodes import node_of
 from tools.services import PostgresServer, RedisServer, free_port
@@ -32,7 +34,7 @@ async def nodes_seen(url: str, want: int, tries: int = 200) -> set[str]:
     for _ in range(tries):
         try:
             conn = await connect(url, reconnect=NO_RECONNECT, open_timeout=2)
-        except OSError:
+        except (OSError, InvalidMessage, TimeoutError):  # a node that is going, or gone
             await asyncio.sleep(0.1)
             continue
         seen.add(node_of(conn))

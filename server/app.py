@@ -277,6 +277,8 @@ class ArenaServer:
         self.ladder = LadderService(self, ladder)
         self.services: list[Service] = [self.ladder, *(make(self) for make in services)]
         self.cluster = None if cluster is None else ClusterNode(self, cluster)
+        if self.cluster is not None:  # one node schedules and rates at a time
+            self.cluster.adopt_ladder(self.ladder)
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -472,6 +474,11 @@ class ArenaServer:
         return 200, http.RawBody(self.metrics.exposition(), self.metrics.content_type)
 
     # ---- the hub (server.hub.Hub) --------------------------------------------------------------
+
+    @property
+    def handlers(self) -> dict[str, Handler]:
+        """The message handlers by type (the cluster node wraps the ladder's)."""
+        return self._handlers
 
     def add_handlers(self, handlers: Mapping[str, Handler]) -> None:
         clash = set(handlers) & set(self._handlers)
@@ -802,6 +809,8 @@ class ArenaServer:
                 self._guard(live, live.seat_away, session)
             elif self.cluster is not None:
                 self.cluster.seat_away(session, match_id)
+        if self.cluster is not None:
+            self.cluster.detached(session)
 
     # ---- matches -----------------------------------------------------------------------------
 
@@ -874,6 +883,11 @@ class ArenaServer:
 
     def find_match(self, match_id: str) -> LiveMatch | None:
         return self.live.get(match_id) or self.recent.get(match_id)
+
+    def known(self, session: Session) -> bool:
+        if self.sessions.get(session.token) is session:
+            return True
+        return self.cluster is not None and self.cluster.holds(session)
 
     # ---- lobby handlers ------------------------------------------------------------------------
 

@@ -68,6 +68,9 @@ class Hub(Protocol):
     def store(self) -> Store:
         """The server's storage."""
 
+    def known(self, session: Session) -> bool:
+        """Whether ``session`` is still a session of this server (of this node, or a
+        remote one it holds for another node of a cluster), not forgotten."""
     def start_match(self, spec: MatchSpec, seating: list[Session]) -> MatchHandle:
         """Create, persist and start a match; ``seating[i]`` takes seat ``i``. A match that
         faults while starting comes back already ended (its ``ended_at`` set), and its

@@ -33,7 +33,7 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote
 
 import structlog
@@ -42,7 +42,7 @@ from engine import registry
 from engine.core import Outcome
 from server.clocks import Clock
 from server.games import available_names
-from server.hub import Handler, Hub, MatchHandle
+from server.hub import Handler, Hub
 from server.ladder_book import DEFAULT_MIN_GAMES, Entity, LadderBook
 from server.lobby import LobbyError, MatchSpec
 from server.ratings import Rating
@@ -118,6 +118,20 @@ class Joined:
     max_matches: int
 
 
+class EndedHandle(Protocol):
+    """What rating a match that ended needs of it (a :class:`~server.hub.MatchHandle`, or
+    the report of a match that ended on another node of a cluster)."""
+
+    @property
+    def match_id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def outcome(self) -> Outcome | None: ...
+    @property
+    def ended_at(self) -> str | None: ...
+
+
 @dataclass(frozen=True)
 class LadderLive:
     """A ladder match under way."""
@@ -150,6 +164,10 @@ class LadderService:
         self._kick = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
+        self.standby = False
+        """A node of a cluster that does not hold the ladder's lock: it neither schedules
+        nor rates (:meth:`activate` when it takes the lock, :meth:`deactivate` when it
+        loses it)."""
         server.add_handlers(self.handlers())
         server.add_route("/api/ladder", self.http_get, subtree=True)
         server.on_match_end(self.match_ended)
@@ -160,9 +178,19 @@ class LadderService:
         """Load the books from the server store's ladder sub-store, take back the ladder
         matches an earlier server left live (the server has resumed them; one it could not
         is recorded void, and one that ended as it resumed is rated now), and start the
-        scheduler."""
+        scheduler. On :attr:`standby` this waits for :meth:`activate`."""
+        self.store = self.server.store.ladder()
+        if not self.standby:
+            await self.activate()
+
+    async def activate(self, live_elsewhere: frozenset[str] = frozenset()) -> None:
+        """Take the ladder over (at start; in a cluster, when this node takes the lock):
+        the books as stored, the cut matches taken back — ``live_elsewhere``: those live on
+        another node, whose results will be reported here — and the scheduler started."""
+        self.standby = False
         self.store = self.server.store.ladder()
         self.book = await asyncio.to_thread(self.store.load_book)
+        self.pair_log = PairLog()
         since = self.now() - self.pair_log.span_s
         rows = await asyncio.to_thread(self.store.matches)
         for row in rows:
@@ -172,12 +200,23 @@ class LadderService:
         lost = [row.match_id for row in cut if self.server.find_match(row.match_id) is None]
         stored = await asyncio.to_thread(
             lambda: {m: self.server.store.get_match(m) for m in lost})
-        self._take_back(cut, stored)
+        self._take_back(cut, stored, live_elsewhere)
         self._task = asyncio.get_running_loop().create_task(self._run(), name="arena-ladder")
         log.info("ladder_started", entities=len(self.book.entities), seq=self.book.seq)
 
+    async def deactivate(self) -> None:
+        """Stop scheduling and rating (in a cluster: another node holds the lock now and
+        loads the books from the store); forget who joined."""
+        self.standby = True
+        await self._stop()
+        self._joined.clear()
+        self.live.clear()
+        self._waiting_since.clear()
+        log.warning("ladder_stood_down")
+
     def _take_back(self, rows: list[LadderMatchRow],
-                   stored: Mapping[str, MatchRow | None]) -> None:
+                   stored: Mapping[str, MatchRow | None],
+                   live_elsewhere: frozenset[str] = frozenset()) -> None:
         """The ladder matches an earlier server left ``live``: follow those the server
         resumed, rate those that had ended (the match's result was stored, the rating not:
         ``stored`` has their rows), and record the others void (``interrupted``)."""
@@ -186,7 +225,7 @@ class LadderService:
             ladder_match = LadderLive(row.match_id, row.game, tuple(row.entities))
             handle = self.server.find_match(row.match_id)
             match = stored.get(row.match_id)
-            if handle is not None and not handle.is_over:
+            if (handle is not None and not handle.is_over) or row.match_id in live_elsewhere:
                 self.live[row.match_id] = ladder_match
                 resumed += 1
             elif handle is not None:  # it ended as the server resumed it
@@ -206,6 +245,9 @@ class LadderService:
         """Stop scheduling and rating. Ladder matches still live are left as they are
         stored (``live``): the next start takes back those the server resumes."""
         self._closed = True
+        await self._stop()
+
+    async def _stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -263,12 +305,12 @@ class LadderService:
     def schedule(self) -> list[str]:
         """Start every match the scheduler wants now; returns their match ids."""
         started: list[str] = []
-        if self._closed:
+        if self._closed or self.standby:
             return started
         for game, joined in list(self._joined.items()):
             # Sessions the server has forgotten (gone for good) leave the ladder.
             for entity_id, j in list(joined.items()):
-                if self.server.sessions.get(j.session.token) is not j.session:
+                if not self.server.known(j.session):
                     del joined[entity_id]
             if len(joined) < 2:
                 continue
@@ -309,10 +351,10 @@ class LadderService:
 
     # ---- results -----------------------------------------------------------------------------
 
-    def match_ended(self, live: MatchHandle) -> None:
+    def match_ended(self, live: EndedHandle) -> None:
         """Rate (or void) a ladder match that just ended; other matches are ignored."""
         ladder_match = self.live.pop(live.match_id, None)
-        if ladder_match is None or self._closed:
+        if ladder_match is None or self._closed or self.standby:
             return
         now = self.now()
         self._waiting_since.update((e, now) for e in ladder_match.entities)

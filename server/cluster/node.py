@@ -42,7 +42,7 @@ import secrets
 import socket
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgpack
 import orjson
@@ -58,9 +58,36 @@ from server.sessions import AutoplayOffer, Session
 from server.storage import token_hash
 
 if TYPE_CHECKING:
-    from server.app import ArenaServer
     from server.connection import Connection
+    from server.hub import Handler
+    from server.ladder import LadderService
     from server.live import LiveMatch
+    from server.lobby import Lobby
+    from server.runner import MatchRunner
+    from server.sessions import Sessions
+    from server.storage import Store
+
+
+class NodeServer(Protocol):
+    """What a cluster node needs of its server (:class:`server.app.ArenaServer`; named by
+    what it does, so that this module does not import the server)."""
+
+    sessions: Sessions
+    live: dict[str, LiveMatch]
+    recent: Any
+    store: Store
+    grace_s: float
+    lobby: Lobby
+
+    @property
+    def handlers(self) -> dict[str, Handler]: ...
+    def now(self) -> float: ...
+    async def flush_store(self) -> None: ...
+    def start_match(self, spec: MatchSpec, seating: list[Session],
+                    ref_for: tuple[Session, Any] | None = None,
+                    match_id: str | None = None) -> LiveMatch: ...
+    def add_live(self, runner: MatchRunner, seating: list[Session]) -> LiveMatch: ...
+    def guard(self, live: LiveMatch, call: Any, *args: Any) -> Any: ...
 
 log = structlog.get_logger("arena.cluster")
 
@@ -71,6 +98,19 @@ HEARTBEAT_S = 0.5
 RECLAIM_LOCK_S = 15.0
 """How long the survivor moving a dead node's jobs holds the lock for that node."""
 GROUP = "hosts"
+LADDER_LOCK_S = 3.0
+"""The ladder's lock expires this long after its holder last renewed it."""
+LADDER_TYPES = ("ladder_join", "ladder_leave", "get_leaderboard", "get_rating_history",
+                "list_ladder_matches")
+"""The ladder's messages: answered by the node that holds the ladder's lock."""
+
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+"""Extend a lock this node holds (and nobody else's)."""
 
 _CLAIM = """
 local epoch = tonumber(redis.call('HGET', KEYS[1], 'epoch') or '-1')
@@ -141,6 +181,61 @@ class FrameMessage(EncodedMessage):
             self._json = frame
 
 
+@dataclass(frozen=True)
+class EndedMatch:
+    """A match that ended on another node, as the ladder's leader hears of it (the
+    :class:`~server.hub.MatchHandle` fields the ladder reads)."""
+
+    match_id: str
+    status: str
+    outcome: Any
+    ended_at: str | None
+
+
+class _Answers:
+    """The ``protocol`` of a connection on another node, for a handler that runs here:
+    its replies and errors go to the session's home."""
+
+    def __init__(self, proxy: RemoteSession) -> None:
+        self.proxy = proxy
+
+    def reply(self, to: dict[str, Any], message: Any) -> None:
+        ref = to.get("id")
+        self.proxy.send(message if ref is None else {**message, "ref": ref})
+
+    def error(self, code: str, message: str, *, to: dict[str, Any] | None = None,
+              **details: Any) -> None:
+        self.proxy.send(error_message(code, message, ref=None if to is None else to.get("id"),
+                                      details=details or None))
+
+    def flush(self) -> None:
+        pass
+
+
+class _RemoteConnection:
+    """What a handler sees of a client connected to another node."""
+
+    def __init__(self, proxy: RemoteSession) -> None:
+        self.protocol = _Answers(proxy)
+        self.log = log.bind(account=proxy.name, home=proxy.home)
+
+    def flush(self) -> None:
+        pass
+
+
+class _Quiet:
+    """A connection whose replies go nowhere (joins taken over from Redis)."""
+
+    class protocol:  # noqa: N801
+        @staticmethod
+        def reply(to: Any, message: Any) -> None:
+            pass
+
+    @staticmethod
+    def flush() -> None:
+        pass
+
+
 @dataclass(eq=False)
 class RemoteSession(Session):
     """A seat's or a spectator's session whose connection is on another node (its
@@ -175,7 +270,7 @@ def session_info(session: Session, node: str) -> dict[str, Any]:
 
 
 class ClusterNode:
-    def __init__(self, server: ArenaServer, config: ClusterConfig) -> None:
+    def __init__(self, server: NodeServer, config: ClusterConfig) -> None:
         self.server = server
         self.config = config
         self.node_id = config.node_id or (
@@ -197,6 +292,13 @@ class ClusterNode:
         self._seek: Any = None
         self.reclaimed = 0
         self.closing = False
+        self.ladder: LadderService | None = None
+        self.leader: str | None = None   # the node that holds the ladder's lock
+        self.leading = False
+        self.fence = 0                   # the lock's fencing token while this node holds it
+        self._ladder_handlers: dict[str, Handler] = {}
+        self._renew_lock: Any = None
+        self.taken_over: set[str] = set()  # matches resumed here after their host died
 
     # ---- keys ---------------------------------------------------------------------------------
 
@@ -220,6 +322,7 @@ class ClusterNode:
         self.redis = aioredis.from_url(self.config.redis_url)
         await self.r.ping()
         self._claim = self.r.register_script(_CLAIM)
+        self._renew_lock = self.r.register_script(_RENEW)
         self._seek = self.r.register_script(_SEEK)
         self.bus = Bus(self.r, self.node_id, self.prefix, self._on_ops)
         await self.bus.start()
@@ -255,6 +358,8 @@ class ClusterNode:
         if self.redis is not None:
             with contextlib.suppress(Exception):
                 await self.r.delete(self.key("alive", self.node_id))
+                if self.leading:  # the next leader need not wait for the lock to expire
+                    await self.r.delete(self.key("ladder", "lock"))
             await self.r.aclose()
         log.info("node_left", node=self.node_id)
 
@@ -293,6 +398,19 @@ class ClusterNode:
                 pipe.expire(self.key("session", h), 6 * 3600)
                 await pipe.execute()
         self._spawn(register())
+        if self.bus is not None:  # hosts holding it as a remote session: it is here now
+            self.bus.broadcast({"o": "here", "i": session_info(session, self.node_id)})
+
+    def detached(self, session: Session) -> None:
+        """A session of this node lost its connection."""
+        if self.bus is not None:
+            self.bus.broadcast({"o": "gone", "h": session.resume_hash, "n": self.node_id})
+
+    def holds(self, session: Session) -> bool:
+        """Whether ``session`` is a remote session this node still holds (its home is not
+        known to be dead)."""
+        return isinstance(session, RemoteSession) and \
+            self.remote.get(session.resume_hash) is session and session.home not in self.dead
 
     async def adopt(self, token: str) -> Session | None:
         """The session of a resume token that another node gave out (``None`` if no node
@@ -409,8 +527,17 @@ class ClusterNode:
             await self._finish_job(match_id, entry, hashes)
 
     def ended(self, live: LiveMatch) -> None:
-        """A match hosted here ended: tell the seats' homes, then retire its job."""
+        """A match hosted here ended: tell the seats' homes, then retire its job (and tell
+        the ladder's leader of a match this node took over: it may be a ladder match)."""
         match_id = live.match_id
+        if match_id in self.taken_over:
+            self.taken_over.discard(match_id)
+            if self.leader is not None and not self.leading:
+                outcome = live.outcome
+                self.bus_send(self.leader, {
+                    "o": "ladder_end", "m": match_id, "status": live.status,
+                    "outcome": None if outcome is None else outcome.to_json(),
+                    "ended_at": live.ended_at})
         hashes = [s.resume_hash for s in live.seating]
         for session in dict.fromkeys(live.seating):
             if isinstance(session, RemoteSession):
@@ -506,6 +633,7 @@ class ClusterNode:
         live = server.add_live(runner, seating)
         server.guard(live, live.resume, out)
         self.reclaimed += 1
+        self.taken_over.add(row.id)
         log.warning("match_taken_over", match_id=row.id, moves=runner.moves)
         if self.bus is not None:
             self.bus.broadcast({"o": "moved", "m": row.id, "host": self.node_id})
@@ -616,6 +744,16 @@ class ClusterNode:
                     self._home_op(op)
                 elif kind == "moved":
                     self._moved(op["m"], op["host"])
+                elif kind == "here":
+                    self._here(op["i"])
+                elif kind == "gone":
+                    proxy = self.remote.get(op["h"])
+                    if proxy is not None and proxy.home == op["n"]:
+                        proxy.online = False
+                elif kind == "call":
+                    self._call(op)
+                elif kind == "ladder_end":
+                    self._ladder_end(op)
                 else:
                     self._host_op(op)
             except Exception:
@@ -756,6 +894,118 @@ class ClusterNode:
             self._drop_seek(seek_id)
             self._spawn(self.r.lrem(queue, 1, entry))
 
+    def _here(self, info: dict[str, Any]) -> None:
+        """A session said hello on node ``info["n"]``: a proxy of it here follows it."""
+        if info["n"] != self.node_id and info["h"] in self.remote:
+            self._proxy(info)
+
+    # ---- the ladder: one node schedules and rates at a time -----------------------------------
+
+    def adopt_ladder(self, ladder: LadderService) -> None:
+        """Run ``ladder`` only while this node holds the ladder's lock; its messages from
+        any node are answered by the lock holder."""
+        self.ladder = ladder
+        ladder.standby = True
+        handlers = self.server.handlers
+        for kind in LADDER_TYPES:
+            self._ladder_handlers[kind] = handlers[kind]
+            handlers[kind] = self._ladder_message
+
+    def _ladder_message(self, conn: Connection, session: Session, msg: dict[str, Any]
+                        ) -> Awaitable[None] | None:
+        if self.leading:
+            result = self._ladder_handlers[msg["type"]](conn, session, msg)
+            if msg["type"] in ("ladder_join", "ladder_leave"):
+                self._spawn(self._remember_join(session, msg))
+            return result
+        if self.leader is None:
+            raise LobbyError("internal", "the ladder is changing hands between nodes: "
+                                         "try again in a second")
+        self.bus_send(self.leader, {"o": "call", "i": session_info(session, self.node_id),
+                                    "msg": msg})
+        return None
+
+    def _call(self, op: Op) -> None:
+        """A ladder message from a client of another node, answered here (the leader)."""
+        info, msg = op["i"], op["msg"]
+        proxy = self._proxy(info)
+        if not self.leading:
+            proxy.send(error_message("internal", "the ladder is changing hands between "
+                                     "nodes: try again in a second", ref=msg.get("id")))
+            return
+        conn: Any = _RemoteConnection(proxy)
+        try:
+            result = self._ladder_handlers[msg["type"]](conn, proxy, msg)
+        except LobbyError as exc:
+            conn.protocol.error(exc.code, exc.message, to=msg)
+            return
+        if result is not None:
+            self._spawn(self._answer_later(conn, msg, result))
+        if msg["type"] in ("ladder_join", "ladder_leave"):
+            self._spawn(self._remember_join(proxy, msg))
+
+    @staticmethod
+    async def _answer_later(conn: Any, msg: dict[str, Any], waiting: Awaitable[None]) -> None:
+        try:
+            await waiting
+        except LobbyError as exc:
+            conn.protocol.error(exc.code, exc.message, to=msg)
+
+    async def _remember_join(self, session: Session, msg: dict[str, Any]) -> None:
+        """Keep who is on which ladder in Redis: the next leader takes them over."""
+        field_name = f"{session.resume_hash}:{msg['game']}"
+        key = self.key("ladder", "joined")
+        if msg["type"] == "ladder_leave":
+            await self.r.hdel(key, field_name)
+        else:
+            await self.r.hset(key, field_name, msgpack.packb(
+                {"i": self.info_of(session), "msg": msg}))
+
+    async def _lead(self) -> None:
+        """Hold, take or follow the ladder's lock (each heartbeat)."""
+        lock = self.key("ladder", "lock")
+        ttl = int(LADDER_LOCK_S * 1000)
+        if self.leading:
+            if not await self._renew_lock(keys=[lock], args=[self.node_id, ttl]):
+                self.leading = False
+                log.warning("ladder_lock_lost", node=self.node_id, fence=self.fence)
+                if self.ladder is not None:
+                    await self.ladder.deactivate()
+        elif await self.r.set(lock, self.node_id, nx=True, px=ttl):
+            self.fence = int(await self.r.incr(self.key("ladder", "fence")))
+            self.leading = True
+            log.warning("ladder_lock_taken", node=self.node_id, fence=self.fence)
+            await self._take_ladder()
+        holder = await self.r.get(lock)
+        self.leader = holder.decode() if holder else None
+
+    async def _take_ladder(self) -> None:
+        if self.ladder is None:
+            return
+        live = set()
+        for raw in await self.r.keys(self.key("match", "*")):
+            live.add(raw.decode().rsplit(":", 1)[1])
+        await self.ladder.activate(frozenset(live))
+        joined = await self.r.hgetall(self.key("ladder", "joined"))
+        conn: Any = _Quiet()
+        for raw in joined.values():
+            record = msgpack.unpackb(raw)
+            info = record["i"]
+            session = self._seat({**info, "c": info["n"] not in self.dead})
+            if not session.connected and isinstance(session, RemoteSession):
+                session.online = info["n"] not in self.dead
+            with contextlib.suppress(LobbyError):
+                self._ladder_handlers["ladder_join"](conn, session, record["msg"])
+
+    def _ladder_end(self, op: Op) -> None:
+        if self.leading and self.ladder is not None:
+            outcome = op.get("outcome")
+            from engine.core import Outcome
+            self.ladder.match_ended(EndedMatch(op["m"], op["status"],
+                                               None if outcome is None
+                                               else Outcome.from_json(outcome),
+                                               op.get("ended_at")))
+
     # ---- house bots on every node -------------------------------------------------------------
 
     async def _publish_bots(self) -> None:
@@ -821,6 +1071,7 @@ class ClusterNode:
                 await self._renew()
                 await self._publish_bots()
                 await self._check_nodes()
+                await self._lead()
             except asyncio.CancelledError:
                 raise
             except Exception:

@@ -68,7 +68,7 @@ from server.connection import (
 from server.games import available_games, available_names
 from server.hub import Handler, Hub, MatchEnded, Service
 from server.ladder import LadderService, LadderSettings
-from server.listing import MatchListing
+from server.listing import MatchListing, start_number
 from server.live import LiveMatch
 from server.lobby import Lobby, LobbyError, MatchSpec, bot_listing
 from server.metrics import ServerMetrics
@@ -242,7 +242,9 @@ class ArenaServer:
         self.admission = Admission(limits)
         self._admitted: dict[Connection, Admitted] = {}
         self.listing = MatchListing(
-            lambda: itertools.chain(self.live.values(), self.recent.values()))
+            lambda: itertools.chain(self.live.values(), self.recent.values(),
+                                    () if self.cluster is None else self.cluster.listed),
+            number=None if cluster is None else start_number)
         self._turn = LoopTurn()
         self._replays: collections.OrderedDict[
             tuple[str, bool, tuple[str, int] | None], tuple[EncodedMessage, int]] = \

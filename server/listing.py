@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import Any, Protocol
 
 from protocol.codec import EncodedMessage
@@ -36,9 +37,12 @@ class MatchListing:
     """The server tells it when a match starts (:meth:`started`) and when it is no longer
     listed (:meth:`forget`); :meth:`message` serves one page of ``matches()``."""
 
-    def __init__(self, matches: Callable[[], Iterable[Listed]], ttl_s: float = DEFAULT_TTL_S
-                 ) -> None:
+    def __init__(self, matches: Callable[[], Iterable[Listed]], ttl_s: float = DEFAULT_TTL_S,
+                 number: Callable[[dict[str, Any]], int] | None = None) -> None:
+        """``number``: a match's place in the listing from its summary (default: the order
+        :meth:`started` was told of them; the nodes of a cluster list by start time)."""
         self._matches = matches
+        self._number = number
         self.ttl_s = ttl_s
         self._numbers = itertools.count(1)
         self._order: dict[str, int] = {}
@@ -84,8 +88,12 @@ class MatchListing:
         return out, None
 
     def _build(self, now: float) -> None:
-        order = self._order
-        entries = [(order.get(m.match_id, 0), m.summary()) for m in self._matches()]
+        order, number = self._order, self._number
+        if number is None:
+            entries = [(order.get(m.match_id, 0), m.summary()) for m in self._matches()]
+        else:
+            entries = [(number(summary), summary)
+                       for summary in (m.summary() for m in self._matches())]
         entries.sort(key=lambda entry: entry[0], reverse=True)
         self._entries = entries
         self._pages.clear()
@@ -98,3 +106,15 @@ class MatchListing:
         if not cursor.isdigit():
             raise LobbyError("bad_request", "cursor: not a cursor this server gave")
         return int(cursor)
+
+
+def start_number(summary: dict[str, Any]) -> int:
+    """A match's place by start time, the same on every node: its ``started_at`` in
+    milliseconds since the epoch, then three digits from its id (matches started in the
+    same millisecond)."""
+    try:
+        started = datetime.fromisoformat(str(summary["started_at"]).replace("Z", "+00:00"))
+    except (KeyError, ValueError):
+        return 0
+    tie = int(str(summary.get("match_id", ""))[-3:] or "0", 16) % 1000
+    return int(started.timestamp() * 1000) * 1000 + tie

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from server.connection import Connection
     from server.hub import Handler
     from server.ladder import LadderService
+    from server.listing import Listed
     from server.live import LiveMatch
     from server.lobby import Lobby
     from server.runner import MatchRunner
@@ -98,6 +99,10 @@ HEARTBEAT_S = 0.5
 RECLAIM_LOCK_S = 15.0
 """How long the survivor moving a dead node's jobs holds the lock for that node."""
 GROUP = "hosts"
+LISTING_BEATS = 2
+"""Every this many heartbeats a node shares its matches for every node's listing."""
+LISTED_MATCHES = 500
+"""The newest matches of a node that the other nodes list."""
 LADDER_LOCK_S = 3.0
 """The ladder's lock expires this long after its holder last renewed it."""
 LADDER_TYPES = ("ladder_join", "ladder_leave", "get_leaderboard", "get_rating_history",
@@ -223,6 +228,19 @@ class _RemoteConnection:
         pass
 
 
+class _Listed:
+    """A match of another node, as the listing reads it."""
+
+    __slots__ = ("_summary", "match_id")
+
+    def __init__(self, summary: dict[str, Any]) -> None:
+        self._summary = summary
+        self.match_id = str(summary["match_id"])
+
+    def summary(self) -> dict[str, Any]:
+        return self._summary
+
+
 class _Quiet:
     """A connection whose replies go nowhere (joins taken over from Redis)."""
 
@@ -299,6 +317,8 @@ class ClusterNode:
         self._ladder_handlers: dict[str, Handler] = {}
         self._renew_lock: Any = None
         self.taken_over: set[str] = set()  # matches resumed here after their host died
+        self.listed: list[Listed] = []     # the other nodes' matches, for list_matches
+        self._beats = 0
 
     # ---- keys ---------------------------------------------------------------------------------
 
@@ -899,6 +919,30 @@ class ClusterNode:
         if info["n"] != self.node_id and info["h"] in self.remote:
             self._proxy(info)
 
+    # ---- the match listing across nodes -------------------------------------------------------
+
+    async def _share_listing(self) -> None:
+        """Put this node's newest matches where the others read them, and read theirs (a
+        listing on any node lists every node's matches, at most a second or two old)."""
+        server = self.server
+        live = list(server.live.values())[-LISTED_MATCHES:]
+        room = LISTED_MATCHES - len(live)
+        ended = list(server.recent.values())[-room:] if room > 0 else []
+        mine = [m.summary() for m in (*live, *ended)]
+        ttl = int(PRESENCE_TTL_S * 1000 * LISTING_BEATS)
+        nodes = {raw.decode() for raw in await self.r.smembers(self.key("nodes"))}
+        others = sorted(nodes - {self.node_id} - self.dead)
+        async with self.r.pipeline(transaction=False) as pipe:
+            pipe.set(self.key("listing", self.node_id), msgpack.packb(mine), px=ttl)
+            for node in others:
+                pipe.get(self.key("listing", node))
+            replies = await pipe.execute()
+        listed: list[Listed] = []
+        for raw in replies[1:]:
+            if raw:
+                listed.extend(_Listed(summary) for summary in msgpack.unpackb(raw))
+        self.listed = listed
+
     # ---- the ladder: one node schedules and rates at a time -----------------------------------
 
     def adopt_ladder(self, ladder: LadderService) -> None:
@@ -1072,6 +1116,9 @@ class ClusterNode:
                 await self._publish_bots()
                 await self._check_nodes()
                 await self._lead()
+                self._beats += 1
+                if self._beats % LISTING_BEATS == 0:
+                    await self._share_listing()
             except asyncio.CancelledError:
                 raise
             except Exception:

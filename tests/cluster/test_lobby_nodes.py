@@ -73,3 +73,29 @@ async def test_seeks_pair_across_nodes_and_cancel(three_nodes: list[ArenaServer]
     assert ends[0]["match_id"] == ends[1]["match_id"]
     for conn in (one, two, three):
         await conn.close()
+
+
+async def test_every_node_lists_every_nodes_matches(three_nodes: list[ArenaServer]) -> None:
+    a, b, c = three_nodes
+    one = await connect(a.ws_url, name="one")
+    two = await connect(a.ws_url, name="two")
+    await one.seek("battleline")
+    await two.seek("battleline")
+    start = await one.next_message(timeout=10)
+    while start["type"] != "match_start":
+        start = await one.next_message(timeout=10)
+    match_id = start["match_id"]
+    assert match_id in a.live
+    far = await connect(c.ws_url, name="far")
+    for _ in range(50):  # nodes share their listings every second
+        listed, _ = await far.list_matches()
+        if any(m["match_id"] == match_id for m in listed):
+            break
+        await asyncio.sleep(0.1)
+    entry = next(m for m in listed if m["match_id"] == match_id)
+    assert entry["status"] == "live" and {s["name"] for s in entry["seats"]} == {
+        one.account["name"], two.account["name"]}  # type: ignore[index]
+    watched = await far.spectate(match_id)  # and watches it from there
+    assert watched["type"] == "match_start" and watched["match_id"] == match_id
+    for conn in (one, two, far):
+        await conn.close()

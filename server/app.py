@@ -716,9 +716,9 @@ class ArenaServer:
         self._attach(conn, session, hello)
         for match_id in list(session.seats):
             live = self.live.get(match_id)
-            if live is not None:
+            if live is not None and (self.cluster is None or live.seats_of(session)):
                 self._guard(live, live.seat_back, session)
-            elif self.cluster is not None:
+            elif self.cluster is not None:  # hosted elsewhere, or here for a placeholder
                 self.cluster.seat_back(session, match_id)
         for match_id in list(session.watching):
             live = self.live.get(match_id) or self.recent.get(match_id)

@@ -350,6 +350,34 @@ class ClusterNode:
         await self.r.sadd(self.key("nodes"), self.node_id)
         await self._ensure_group(self.stream(self.node_id))
         log.info("node_joined", node=self.node_id)
+        await self._adopt_orphans()
+
+    async def _adopt_orphans(self) -> None:
+        """The first node of a cluster (no other alive) hosts the matches the store holds
+        live that no node hosts: left by a cluster that stopped as a whole, or by a Redis
+        that restarted empty."""
+        nodes = {raw.decode() for raw in await self.r.smembers(self.key("nodes"))}
+        for node in nodes - {self.node_id}:
+            if await self.r.exists(self.key("alive", node)):
+                return
+        rows = await asyncio.to_thread(self.server.store.live_matches)
+        stream = self.stream(self.node_id)
+        adopted = 0
+        for row in rows:
+            if await self.r.exists(self.key("match", row.id)):
+                continue  # a job of a dead node's stream has it: the reclaim resumes it
+            hashes = list((row.live_state or {}).get("resume") or [])
+            hashes += [None] * (row.num_seats - len(hashes))
+            seats = sorted(row.seats, key=lambda s: int(s["seat"]))
+            job = {"m": row.id, "game": row.game, "options": row.options, "clock": row.clock,
+                   "seats": [{"h": h or secrets.token_hex(16), "n": "", "name": seat["name"],
+                              "kind": seat["kind"], "c": False}
+                             for h, seat in zip(hashes, seats, strict=False)],
+                   "by": self.node_id, "resume": True, "epoch": 0}
+            await self.r.xadd(stream, {"job": msgpack.packb(job)})
+            adopted += 1
+        if adopted:
+            log.warning("orphan_matches_adopted", count=adopted)
 
     def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -1113,6 +1141,7 @@ class ClusterNode:
             await asyncio.sleep(HEARTBEAT_S)
             try:
                 await self._renew()
+                await self.r.sadd(self.key("nodes"), self.node_id)  # (Redis may have restarted)
                 await self._publish_bots()
                 await self._check_nodes()
                 await self._lead()

@@ -1016,6 +1016,8 @@ class ArenaServer:
             raise LobbyError("not_found", "no such game here: list_games lists them")
         session.autoplay = AutoplayOffer(frozenset(games), int(msg.get("max_matches", 1)),
                                          msg.get("bot"), msg.get("version"))
+        if self.cluster is not None:  # kept with the session: any node may resume it
+            self.cluster.attached(session)
         conn.protocol.reply(msg, {"type": "ok"})
 
     def _spectate(self, conn: Connection, session: Session, msg: dict[str, Any]

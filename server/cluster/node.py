@@ -134,7 +134,9 @@ local near, far = {}, {}
 for _, item in ipairs(items) do
   local seek = cjson.decode(item)
   if seek['h'] == ARGV[2] then return {'dup', item} end
-  if (seek['n'] == ARGV[4]) == (ARGV[5] == 'local') then
+  if redis.call('EXISTS', ARGV[6] .. seek['n']) == 0 then
+    redis.call('LREM', KEYS[1], 1, item)  -- its node is gone, and its client with it
+  elseif (seek['n'] == ARGV[4]) == (ARGV[5] == 'local') then
     table.insert(near, item)
   else
     table.insert(far, item)
@@ -437,8 +439,11 @@ class ClusterNode:
         """A session said hello here: it is this node's, and any node may resume it."""
         h = session.resume_hash
         self.local[h] = session
+        offer = session.autoplay
         fields = {"name": session.name, "kind": session.kind, "node": self.node_id,
-                  "credential": session.credential or ""}
+                  "credential": session.credential or "",
+                  "autoplay": b"" if offer is None else msgpack.packb(
+                      [sorted(offer.games), offer.max_matches, offer.bot, offer.version])}
 
         async def register() -> None:
             async with self.r.pipeline(transaction=False) as pipe:
@@ -467,9 +472,13 @@ class ClusterNode:
         data = await self.r.hgetall(self.key("session", h))
         if not data:
             return None
+        offer = data.pop(b"autoplay", b"")
         fields = {k.decode(): v.decode() for k, v in data.items()}
         session = self.server.sessions.adopt(token, fields["name"], fields["kind"])
         session.credential = fields.get("credential") or None
+        if offer and session.autoplay is None:  # a house bot stays one on its new node
+            games, most, bot, version = msgpack.unpackb(offer)
+            session.autoplay = AutoplayOffer(frozenset(games), most, bot, version)
         session.away_since = asyncio.get_running_loop().time()
         for raw in await self.r.smembers(self.key("seats", h)):
             session.seats.setdefault(raw.decode(), [])
@@ -895,7 +904,8 @@ class ClusterNode:
         queue = self.key("seeks", hashlib.sha1(spec.key.encode()).hexdigest())
         found = await self._seek(keys=[queue], args=[entry, session.resume_hash,
                                                      spec.num_seats - 1, self.node_id,
-                                                     self.config.pairing])
+                                                     self.config.pairing,
+                                                     self.key("alive", "")])
         if found and found[0] == b"dup":
             seek_id = orjson.loads(found[1])["s"]
             conn.protocol.reply(msg, {"type": "seeking", "seek_id": seek_id,

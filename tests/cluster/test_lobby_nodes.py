@@ -4,10 +4,14 @@ another; seeks pair across nodes and are cancelled everywhere."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from typing import Any
+
+import orjson
 
 from clients.connection import ArenaError, Connection, connect
 from server.app import ArenaServer
+from server.lobby import MatchSpec
 
 
 async def play_out(conn: Connection, match_id: str | None = None) -> dict[str, Any]:
@@ -98,4 +102,58 @@ async def test_every_node_lists_every_nodes_matches(three_nodes: list[ArenaServe
     watched = await far.spectate(match_id)  # and watches it from there
     assert watched["type"] == "match_start" and watched["match_id"] == match_id
     for conn in (one, two, far):
+        await conn.close()
+
+
+async def test_a_house_bot_that_moves_node_stays_a_house_bot(
+        three_nodes: list[ArenaServer]) -> None:
+    a, b, c = three_nodes
+    token = await asyncio.to_thread(b.store.create_account, "house-mover", "bot", house=True)
+    bot = await connect(b.ws_url, token)
+    await bot.autoplay(["battleline"], 1, bot="mover", version="1")
+    session = bot.session.session_token
+    bot.url = c.ws_url  # its next connection lands on node c ...
+    held = b.sessions.get(session)  # type: ignore[arg-type]
+    assert held is not None and held.connection is not None
+    held.connection.drop(1001, "going away")  # ... as when node b goes away
+    await bot.wait_connected(10)
+    for _ in range(100):
+        if c.sessions.get(session) is not None and bot.reconnects:  # type: ignore[arg-type]
+            break
+        await asyncio.sleep(0.05)
+    assert bot.session.session_token == session  # resumed, same session, on node c
+    moved = c.sessions.get(session)  # type: ignore[arg-type]
+    assert moved is not None and moved.autoplay is not None  # its offer came along
+    person = await connect(a.ws_url, name="person")
+    for _ in range(50):
+        listed = await person.request("list_bots", game="battleline")
+        if listed["bots"] and listed["bots"][0]["free"] == 1:
+            break
+        await asyncio.sleep(0.1)
+    start = await person.play_bot("battleline", bot="mover")
+    assert start["type"] == "match_start"
+    ends = await asyncio.wait_for(asyncio.gather(play_out(person, start["match_id"]),
+                                                 play_out(bot, start["match_id"])), 60)
+    assert ends[0]["outcome"] == ends[1]["outcome"]
+    for conn in (bot, person):
+        await conn.close()
+
+
+async def test_a_seek_left_by_a_dead_node_is_not_paired(
+        three_nodes: list[ArenaServer]) -> None:
+    a, b, _ = three_nodes
+    node = a.cluster
+    assert node is not None
+    spec_key = hashlib.sha1(MatchSpec.parse("battleline").key.encode()).hexdigest()
+    ghost = {"h": "0" * 64, "n": "ghost", "name": "ghost", "kind": "guest", "v": False,
+             "l": False, "e": "json", "c": True, "s": "ghost-seek"}
+    await node.r.rpush(node.key("seeks", spec_key), orjson.dumps(ghost))
+    one = await connect(a.ws_url, name="one")
+    two = await connect(b.ws_url, name="two")
+    await one.seek("battleline")  # not with the ghost: its node is not alive
+    await two.seek("battleline")
+    ends = await asyncio.wait_for(asyncio.gather(play_out(one), play_out(two)), 60)
+    assert ends[0]["match_id"] == ends[1]["match_id"]
+    assert await node.r.llen(node.key("seeks", spec_key)) == 0
+    for conn in (one, two):
         await conn.close()

@@ -39,10 +39,10 @@ import structlog
 from bots import registry as bot_registry
 from server.app import ArenaServer, tune_gc
 from server.commands.arguments import limits, names, non_negative_int, positive_int
-from server.commands.serve import add_server_arguments, wait_for_stop_signal
+from server.commands.serve import DB_HELP, add_server_arguments, wait_for_stop_signal
 from server.games import available_names
 from server.logs import configure_logging
-from server.storage import SqliteStore, Store
+from server.storage import Store, open_store
 from tools.commands.bot import TOKEN_ENV
 from tools.commands.bot_options import option_args
 
@@ -63,7 +63,7 @@ HOUSE_BOT_OPTIONS: dict[str, dict[str, Any]] = {"barca": {"time_budget_s": 2.0}}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_server_arguments(p)
+    add_server_arguments(p, db_help=DB_HELP)
     p.add_argument("--house-bots", default=DEFAULT_HOUSE_BOTS,
                    type=names(bot_registry.names, "bot"),
                    help="house bots to start, comma-separated bot names; each becomes an "
@@ -189,7 +189,7 @@ async def stop_bot(bot: HouseBot, timeout: float = 5.0) -> None:
 
 
 async def run_main_job(args: argparse.Namespace) -> int:
-    store = SqliteStore(args.db)
+    store = open_store(args.db)
     server = ArenaServer(store, grace_s=args.grace, limits=limits(args.limit))
     bots = house_bots(args.house_bots)
     known = available_names()

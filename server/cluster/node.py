@@ -99,6 +99,9 @@ HEARTBEAT_S = 0.5
 RECLAIM_LOCK_S = 15.0
 """How long the survivor moving a dead node's jobs holds the lock for that node."""
 GROUP = "hosts"
+REDIS_CONNECTIONS = 64
+"""A node's connections to Redis at most (the bus's subscription and the job reader's
+blocking read hold one each)."""
 LISTING_BEATS = 2
 """Every this many heartbeats a node shares its matches for every node's listing."""
 LISTED_MATCHES = 500
@@ -341,7 +344,10 @@ class ClusterNode:
         """Connect to Redis, announce this node and listen on the bus (before the server
         listens); the job reader and the watch over the other nodes start with
         :meth:`run`."""
-        self.redis = aioredis.from_url(self.config.redis_url)
+        # A bounded pool that waits for a free connection: a burst of seeks must queue for
+        # Redis, not fail (redis-py's default pool raises past its limit).
+        self.redis = aioredis.Redis(connection_pool=aioredis.BlockingConnectionPool.from_url(
+            self.config.redis_url, max_connections=REDIS_CONNECTIONS, timeout=30))
         await self.r.ping()
         self._claim = self.r.register_script(_CLAIM)
         self._renew_lock = self.r.register_script(_RENEW)

@@ -120,7 +120,7 @@ class Nodes:
         self.procs = [subprocess.Popen(
             [sys.executable, "-m", "tools.cli", "serve", "--port", str(port), "--db", dsn,
              "--redis", redis_url, "--cluster-prefix", prefix, "--node-id", f"n{i}",
-             "--cluster-pairing", pairing, "--log-level", "error",
+             "--cluster-pairing", pairing, "--log-level", "warning",
              *LOAD_LIMIT_OPTIONS],
             cwd=ROOT, stdout=log.open("wb"), stderr=subprocess.STDOUT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -159,7 +159,8 @@ async def generate(urls: list[str], game: str, matches: int, seconds: float, war
     procs = [await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tools.bench.server_load", url, "--game", game,
         "--matches", str(n), "--seconds", str(seconds), "--warmup", str(max(warmup, 0.5)),
-        "--encoding", encoding, "--samples", stdout=asyncio.subprocess.PIPE)
+        "--encoding", encoding, "--samples", stdout=asyncio.subprocess.PIPE,
+        limit=1 << 26)  # (one JSON line with every round trip)
         for url, n in zip(urls, share, strict=True) if n > 0]
     before: dict[str, float] = {}
     after: dict[str, float] = {}
@@ -240,6 +241,9 @@ async def bench(args: argparse.Namespace) -> list[dict[str, Any]]:
                         time.sleep(0.5)
                 finally:
                     nodes.stop()
+                    if os.environ.get("ARENA_BENCH_KEEP_LOGS"):
+                        for log in nodes.logs:
+                            print(log.read_text()[-20000:], file=sys.stderr)
                 rows.append({
                     "name": name, "nodes": count, "placement": placement[0],
                     "matches": args.node_matches,
@@ -262,12 +266,13 @@ def run(args: argparse.Namespace) -> int:
                           "repeat": args.repeat, "rows": rows}, indent=2))
         return 0
     print(f"{'configuration':<24} {'actions/s':>10} {'p50':>8} {'p99':>8} "
-          f"{'CPU/action: nodes':>17} {'postgres':>9} {'redis':>7} {'nodes ÷ 1 node':>14}")
+          f"{'CPU/action: nodes':>17} {'postgres':>9} {'redis':>7} {'nodes ÷ 1 node':>14} "
+          f"{'errors':>6}")
     for r in rows:
         ratio = "-" if r["cpu_vs_one_node"] is None else f"{r['cpu_vs_one_node']:.2f}x"
         print(f"{r['name']:<24} {r['rate']:>10,.0f} {r['p50_ms']:>6.2f}ms {r['p99_ms']:>6.2f}ms "
               f"{r['nodes_cpu_us']:>14.0f} µs {r['postgres_cpu_us']:>6.0f} µs "
-              f"{r['redis_cpu_us']:>4.0f} µs {ratio:>14}")
+              f"{r['redis_cpu_us']:>4.0f} µs {ratio:>14} {r['errors']:>6}")
     print(f"\n{args.node_matches} matches in all, split over the nodes; medians of "
           f"{args.repeat} runs of {args.seconds:g} s. Goals (issue #23): 3 nodes ≤ 1.2x one "
           "node's CPU per action for same-node matches, ≤ 1.6x for cross-node.")

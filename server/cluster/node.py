@@ -246,16 +246,28 @@ class _Listed:
         return self._summary
 
 
-class _Quiet:
-    """A connection whose replies go nowhere (joins taken over from Redis)."""
+class _Silent:
+    """A ``protocol`` whose replies go nowhere."""
 
-    class protocol:  # noqa: N801
-        @staticmethod
-        def reply(to: Any, message: Any) -> None:
-            pass
+    def reply(self, to: Any, message: Any) -> None:
+        pass
 
-    @staticmethod
-    def flush() -> None:
+    def error(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+
+class _QuietConnection:
+    """A connection for a handler whose answer nobody waits for (the joins a new ladder
+    leader takes over from Redis)."""
+
+    def __init__(self) -> None:
+        self.protocol = _Silent()
+        self.log = log
+
+    def flush(self) -> None:
         pass
 
 
@@ -287,7 +299,7 @@ def session_info(session: Session, node: str) -> dict[str, Any]:
     """What a host needs to seat a session of ``node``."""
     conn = session.connection
     return {"h": session.resume_hash, "n": node, "name": session.name, "kind": session.kind,
-            "v": session.views, "l": bool(getattr(session, "lean", False)),
+            "v": session.views, "l": session.lean,
             "e": conn.protocol.encoding if conn is not None else "json",
             "c": session.connected}
 
@@ -508,8 +520,7 @@ class ClusterNode:
         proxy.home = info.get("n") or proxy.home
         proxy.encoding = info.get("e") or proxy.encoding
         proxy.views = bool(info.get("v", proxy.views))
-        if hasattr(proxy, "lean"):
-            proxy.lean = bool(info.get("l", False))
+        proxy.lean = bool(info.get("l", False))
         proxy.online = bool(info.get("c", False)) and bool(proxy.home) \
             and proxy.home not in self.dead
         return proxy
@@ -541,7 +552,7 @@ class ClusterNode:
         if isinstance(session, RemoteSession):
             return {"h": session.resume_hash, "n": session.home, "name": session.name,
                     "kind": session.kind, "v": session.views,
-                    "l": bool(getattr(session, "lean", False)), "e": session.encoding,
+                    "l": session.lean, "e": session.encoding,
                     "c": session.online}
         return session_info(session, self.node_id)
 
@@ -1075,7 +1086,7 @@ class ClusterNode:
             live.add(raw.decode().rsplit(":", 1)[1])
         await self.ladder.activate(frozenset(live))
         joined = await self.r.hgetall(self.key("ladder", "joined"))
-        conn: Any = _Quiet()
+        conn: Any = _QuietConnection()
         for raw in joined.values():
             record = msgpack.unpackb(raw)
             info = record["i"]

@@ -12,6 +12,7 @@ import orjson
 from clients.connection import ArenaError, Connection, connect
 from server.app import ArenaServer
 from server.lobby import MatchSpec
+from tests.server_tests.wsclient import WsClient
 
 
 async def play_out(conn: Connection, match_id: str | None = None) -> dict[str, Any]:
@@ -157,3 +158,33 @@ async def test_a_seek_left_by_a_dead_node_is_not_paired(
     assert await node.r.llen(node.key("seeks", spec_key)) == 0
     for conn in (one, two):
         await conn.close()
+
+
+async def test_lean_delivery_to_a_seat_on_another_node(three_nodes: list[ArenaServer]) -> None:
+    """A lean bot whose match is hosted on another node: one frame per decision, its events
+    riding in its requests, as on one node."""
+    a, b, _ = three_nodes
+    lean = await WsClient.open(a.ws_url)
+    assert (await lean.hello(name="lean", lean=True))["lean"] is True
+    other = await connect(b.ws_url, name="other")
+    ref = await lean.send({"type": "seek", "game": "battleline"})
+    assert (await lean.expect_reply(ref))["type"] == "seeking"
+    await other.seek("battleline")
+    opponent = asyncio.create_task(play_out(other))
+    kinds: list[str] = []
+    carried = 0
+    while True:
+        message = await lean.recv(timeout=30)
+        kinds.append(message["type"])
+        carried += len(message.get("events") or []) if message["type"] != "events" else 0
+        if message["type"] == "request":
+            await lean.send({"type": "action", "match_id": message["match_id"],
+                             "request_id": message["request_id"],
+                             "action": message["legal_actions"][0]})
+        elif message["type"] == "match_end":
+            break
+    await asyncio.wait_for(opponent, 30)
+    assert "events" not in kinds and kinds.count("request") > 5
+    assert carried >= kinds.count("request") - 1  # every decision after the first carries some
+    await lean.close()
+    await other.close()

@@ -15,7 +15,6 @@ twice).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Protocol
 
@@ -24,7 +23,7 @@ import asyncpg
 from protocol.codec import encode_json
 from server.ladder_book import Entity, LadderBook, RatedResult, Standing
 from server.ratings import Rating
-from server.storage.ladder import LadderMatchRow, LadderStore, rating_point
+from server.storage.sql_ladder import SqlLadderReads
 
 
 class PostgresDatabase(Protocol):
@@ -43,9 +42,6 @@ class PostgresDatabase(Protocol):
     def flush(self) -> None: ...
 
 
-_MATCH_COLUMNS = ("match_id, game, entities, status, ranks, reason, seq, before, after, "
-                  "started, started_at, ended_at")
-
 _UPSERT_RATING = ("INSERT INTO ladder_ratings (entity, mu, sigma, wins, draws, losses) "
                   "VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT (entity) DO UPDATE SET "
                   "mu=EXCLUDED.mu, sigma=EXCLUDED.sigma, wins=EXCLUDED.wins, "
@@ -62,9 +58,6 @@ def _ratings_json(ratings: Sequence[Rating]) -> str:
     return _dumps([[r.mu, r.sigma] for r in ratings])
 
 
-def _ratings_of(text: str | None) -> list[Rating] | None:
-    return None if text is None else [Rating(mu, sigma) for mu, sigma in json.loads(text)]
-
 
 async def _already_ended(conn: asyncpg.Connection, match_id: str) -> bool:
     """Whether the raw row of ``match_id`` exists and is rated or void already."""
@@ -73,46 +66,13 @@ async def _already_ended(conn: asyncpg.Connection, match_id: str) -> bool:
     return status is not None and status != "live"
 
 
-class PostgresLadderStore(LadderStore):
+class PostgresLadderStore(SqlLadderReads):
     """The ladder's tables in a :class:`~server.storage.postgres.PostgresStore`'s database."""
+
+    store: PostgresDatabase
 
     def __init__(self, store: PostgresDatabase) -> None:
         self.store = store
-
-    # ---- reading -----------------------------------------------------------------------------
-
-    def entities(self) -> list[Entity]:
-        rows = self.store.query("SELECT id, game, account, bot, version, seeded_from, "
-                                "created_after, created_at FROM ladder_entities ORDER BY id")
-        return [Entity(*row) for row in rows]
-
-    def standings(self) -> dict[int, Standing]:
-        return {entity: Standing(Rating(mu, sigma), wins, draws, losses)
-                for entity, mu, sigma, wins, draws, losses in self.store.query(
-                    "SELECT entity, mu, sigma, wins, draws, losses FROM ladder_ratings")}
-
-    def matches(self, *, game: str | None = None, status: str | None = None,
-                limit: int | None = None) -> list[LadderMatchRow]:
-        return [self._match(row) for row in self.store.select(
-            f"SELECT {_MATCH_COLUMNS} FROM ladder_matches", order_by="started DESC, match_id",
-            limit=limit, game=game, status=status)]
-
-    @staticmethod
-    def _match(row: tuple[Any, ...]) -> LadderMatchRow:
-        (match_id, game, entities, status, ranks, reason, seq, before, after, started,
-         started_at, ended_at) = row
-        return LadderMatchRow(match_id, game, json.loads(entities), status,
-                              None if ranks is None else json.loads(ranks), reason, seq,
-                              _ratings_of(before), _ratings_of(after), started, started_at,
-                              ended_at)
-
-    def history(self, entity_id: int, limit: int | None = None) -> list[dict[str, Any]]:
-        rows = self.store.select("SELECT seq, match_id, at, rank, mu, sigma FROM ladder_history",
-                                 order_by="seq DESC", limit=limit, entity=entity_id)
-        return [rating_point(*row) for row in reversed(rows)]
-
-    def flush(self) -> None:
-        self.store.flush()
 
     # ---- writing -----------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from server.ladder_book import Entity, LadderBook, RatedResult, Standing
 from server.ratings import Rating
-from server.storage.ladder import LadderMatchRow, LadderStore, rating_point
+from server.storage.sql_ladder import SqlLadderReads
 
 
 class SqliteFile(Protocol):
@@ -34,9 +34,6 @@ class SqliteFile(Protocol):
 
     def flush(self) -> None: ...
 
-_MATCH_COLUMNS = ("match_id, game, entities, status, ranks, reason, seq, before, after, "
-                  "started, started_at, ended_at")
-
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
@@ -46,50 +43,14 @@ def _ratings_json(ratings: Sequence[Rating]) -> str:
     return _dumps([[r.mu, r.sigma] for r in ratings])
 
 
-def _ratings_of(text: str | None) -> list[Rating] | None:
-    return None if text is None else [Rating(mu, sigma) for mu, sigma in json.loads(text)]
 
-
-class SqliteLadderStore(LadderStore):
+class SqliteLadderStore(SqlLadderReads):
     """The ladder's tables in a :class:`~server.storage.sqlite.SqliteStore`'s file."""
+
+    store: SqliteFile
 
     def __init__(self, store: SqliteFile) -> None:
         self.store = store
-
-    # ---- reading -----------------------------------------------------------------------------
-
-    def entities(self) -> list[Entity]:
-        rows = self.store.query("SELECT id, game, account, bot, version, seeded_from, "
-                                "created_after, created_at FROM ladder_entities ORDER BY id")
-        return [Entity(*row) for row in rows]
-
-    def standings(self) -> dict[int, Standing]:
-        return {entity: Standing(Rating(mu, sigma), wins, draws, losses)
-                for entity, mu, sigma, wins, draws, losses in self.store.query(
-                    "SELECT entity, mu, sigma, wins, draws, losses FROM ladder_ratings")}
-
-    def matches(self, *, game: str | None = None, status: str | None = None,
-                limit: int | None = None) -> list[LadderMatchRow]:
-        return [self._match(row) for row in self.store.select(
-            f"SELECT {_MATCH_COLUMNS} FROM ladder_matches", order_by="started DESC, match_id",
-            limit=limit, game=game, status=status)]
-
-    @staticmethod
-    def _match(row: tuple[Any, ...]) -> LadderMatchRow:
-        (match_id, game, entities, status, ranks, reason, seq, before, after, started,
-         started_at, ended_at) = row
-        return LadderMatchRow(match_id, game, json.loads(entities), status,
-                              None if ranks is None else json.loads(ranks), reason, seq,
-                              _ratings_of(before), _ratings_of(after), started, started_at,
-                              ended_at)
-
-    def history(self, entity_id: int, limit: int | None = None) -> list[dict[str, Any]]:
-        rows = self.store.select("SELECT seq, match_id, at, rank, mu, sigma FROM ladder_history",
-                                 order_by="seq DESC", limit=limit, entity=entity_id)
-        return [rating_point(*row) for row in reversed(rows)]
-
-    def flush(self) -> None:
-        self.store.flush()
 
     # ---- writing -----------------------------------------------------------------------------
 

@@ -5,26 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from typing import Any
 
 import orjson
 
-from clients.connection import ArenaError, Connection, connect
+from clients.connection import ArenaError, connect
 from server.app import ArenaServer
 from server.lobby import MatchSpec
+from tests.cluster.helpers import play_out, seek_pair
 from tests.server_tests.wsclient import WsClient
-
-
-async def play_out(conn: Connection, match_id: str | None = None) -> dict[str, Any]:
-    """Answer every request with the first legal action until the match ends."""
-    async for message in conn:
-        if match_id is not None and message.get("match_id") not in (None, match_id):
-            continue
-        if message["type"] == "request":
-            await conn.act(message, message["legal_actions"][0])
-        elif message["type"] == "match_end":
-            return dict(message)
-    raise AssertionError("the stream ended before the match did")
 
 
 async def test_a_house_bot_of_another_node(three_nodes: list[ArenaServer]) -> None:
@@ -84,12 +72,7 @@ async def test_every_node_lists_every_nodes_matches(three_nodes: list[ArenaServe
     a, b, c = three_nodes
     one = await connect(a.ws_url, name="one")
     two = await connect(a.ws_url, name="two")
-    await one.seek("battleline")
-    await two.seek("battleline")
-    start = await one.next_message(timeout=10)
-    while start["type"] != "match_start":
-        start = await one.next_message(timeout=10)
-    match_id = start["match_id"]
+    match_id = await seek_pair(one, two)
     assert match_id in a.live
     far = await connect(c.ws_url, name="far")
     for _ in range(50):  # nodes share their listings every second

@@ -5,18 +5,16 @@ host keys, from the store alone (the first node of a cluster adopts the orphans)
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
-from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
 
-from clients.connection import Connection, ConnectionLost, ReconnectPolicy, connect
-from protocol import ProtocolError
+from clients.connection import ReconnectPolicy, connect
 from server.app import ArenaServer
 from server.cluster import ClusterConfig
 from server.storage.postgres import PostgresStore
+from tests.cluster.helpers import play_out, seek_pair
 from tools.services import PostgresServer, RedisServer
 
 FAST = ReconnectPolicy(initial_delay=0.1, max_delay=0.3, max_attempts=100)
@@ -38,12 +36,7 @@ async def test_a_cluster_restarted_resumes_its_matches(
     port = old.port
     one = await connect(old.ws_url, name="one", reconnect=FAST)
     two = await connect(old.ws_url, name="two", reconnect=FAST)
-    await one.seek("battleline")
-    await two.seek("battleline")
-    start = await one.next_message(timeout=10)
-    while start["type"] != "match_start":
-        start = await one.next_message(timeout=10)
-    match_id = start["match_id"]
+    match_id = await seek_pair(one, two)
     assert match_id in old.live
     await asyncio.sleep(1.0)  # the match's job and host are in Redis, its row in the store
     await old.close()
@@ -64,17 +57,8 @@ async def test_a_cluster_restarted_resumes_its_matches(
             await asyncio.sleep(0.1)
         assert match_id in new.live, "the new node did not resume the match"
 
-        async def finish(conn: Connection) -> dict[str, Any]:
-            async for message in conn:
-                if message["type"] == "request" and message["match_id"] == match_id:
-                    with contextlib.suppress(ProtocolError, ConnectionLost):
-                        # (a request the resync replaced is no longer pending)
-                        await conn.act(message, message["legal_actions"][0])
-                elif message["type"] == "match_end" and message["match_id"] == match_id:
-                    return dict(message)
-            raise AssertionError("no match_end")
-
-        ends = await asyncio.wait_for(asyncio.gather(finish(one), finish(two)), 60)
+        ends = await asyncio.wait_for(
+            asyncio.gather(play_out(one, match_id), play_out(two, match_id)), 60)
         assert ends[0]["outcome"] == ends[1]["outcome"]
         assert one.reconnects >= 1 and two.reconnects >= 1
         await new.flush_store()

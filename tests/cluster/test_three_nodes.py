@@ -34,6 +34,7 @@ from engine import registry
 from server.render import SeatInfo
 from server.runner import MatchRunner
 from server.storage.postgres import PostgresStore
+from tests.cluster.helpers import seek_pair
 from tools.bench import spy
 from tools.services import PostgresServer, RedisServer, free_port
 
@@ -149,13 +150,7 @@ async def test_a_match_survives_its_host_killed(cluster: Any) -> None:
     y = await connect_to(url, "b", name="y")
     z = await connect_to(url, "c", name="z")
     bx, by = Bot(x, 1), Bot(y, 2)
-    await x.seek("battleline")
-    await y.seek("battleline")
-    first = await x.next_message(timeout=10)
-    while first["type"] != "match_start":
-        first = await x.next_message(timeout=10)
-    match_id = first["match_id"]
-    assert match_id
+    match_id = await seek_pair(x, y)
     bx.starts = 1
     watched: list[dict[str, Any]] = []
     spectating = await z.spectate(match_id)

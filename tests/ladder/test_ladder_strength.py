@@ -8,13 +8,26 @@ order of strength, no bot may ever have played more matches at once than it decl
 every bot must have sat in every seat about equally often.
 
 The known order: random ≈ random < greedy < Deep Barca, and random < greedy < paranoid. Bots
-in one tier (the two randoms) are equal in strength and may stand in either order. Greedy and
-Deep Barca, and greedy and paranoid, are the close pairs (Deep Barca beat greedy in 55–80% of
-games while it was tuned, 152–38 in a 1,500-match house-bot ladder run; paranoid won 64% of
-the Chexers games won by it or greedy), so the test plays enough rated matches — 200 Battle
-Line and 120 Chexers, with a rating window of 1 so the close pair meets most — for the order
-to show reliably (checked on seeds 1, 2 and 3). ``LADDER_TEST_FULL_ORDER=0`` merges the close
-pairs into one tier and plays a quarter as many matches, for a quick local run.
+in one tier (the two randoms) are equal in strength and may stand in either order.
+
+What ``make test`` runs (about 20 s) checks the tiers that show after a few matches: random
+below both greedy and Deep Barca on Battle Line, random below both greedy and paranoid on
+Chexers (each close pair merged into one tier), over 40 Battle Line and 24 Chexers rated
+matches, plus the capacity and seat checks. On seeds 1–12 every run passed: random won none of
+its 25 Chexers matches (greedy won 5 or more of its) and stood 8 or more ordinal points under
+greedy on Battle Line; a ladder that rated, ranked or paired wrongly fails it (with random put
+in the top tier, it fails).
+
+The full order, with the close pairs told apart, is a long run: ``LADDER_TEST_FULL_ORDER=1
+.venv/bin/python -m pytest tests/ladder/test_ladder_strength.py`` (about 2 minutes; vary
+``LADDER_TEST_SEED``). Greedy and Deep Barca, and greedy and paranoid, are the close pairs
+(Deep Barca beat greedy in 55–80% of games while it was tuned, 152–38 in a 1,500-match
+house-bot ladder run; paranoid won 64% of the Chexers games won by it or greedy), so that run
+plays 200 Battle Line and 120 Chexers rated matches, with a rating window of 1 so the close
+pair meets most — enough for the order to show reliably (checked on seeds 1, 2 and 3).
+(``arena bench ladder`` measures the ladder's throughput with random bots only; it does not
+check an order.) ``LADDER_TEST_BATTLELINE_MATCHES`` and ``LADDER_TEST_CHEXERS_MATCHES``
+override the match counts of either run.
 """
 
 from __future__ import annotations
@@ -32,9 +45,9 @@ from bots import registry as bots
 from server.clocks import Clock
 from server.ladder import GameLadder, LadderSettings
 
-# The full known order by default; LADDER_TEST_FULL_ORDER=0 merges the close pairs (greedy and
-# Deep Barca, greedy and paranoid) into tiers and plays fewer matches, for a quick local run.
-FULL_ORDER = os.environ.get("LADDER_TEST_FULL_ORDER", "1") == "1"
+# The tiers by default; LADDER_TEST_FULL_ORDER=1 tells the close pairs (greedy and Deep Barca,
+# greedy and paranoid) apart too, and plays five times as many matches: the long run.
+FULL_ORDER = os.environ.get("LADDER_TEST_FULL_ORDER", "0") == "1"
 BATTLELINE_MATCHES = int(os.environ.get("LADDER_TEST_BATTLELINE_MATCHES",
                                         "200" if FULL_ORDER else "40"))
 CHEXERS_MATCHES = int(os.environ.get("LADDER_TEST_CHEXERS_MATCHES",

@@ -183,12 +183,16 @@ class LadderService:
         if not self.standby:
             await self.activate()
 
-    async def activate(self, live_elsewhere: frozenset[str] = frozenset()) -> None:
+    async def activate(self, live_elsewhere: frozenset[str] = frozenset(),
+                       fence: int | None = None) -> None:
         """Take the ladder over (at start; in a cluster, when this node takes the lock):
         the books as stored, the cut matches taken back — ``live_elsewhere``: those live on
-        another node, whose results will be reported here — and the scheduler started."""
+        another node, whose results will be reported here — and the scheduler started.
+        ``fence``: the fencing token of the cluster's ladder lock (:meth:`LadderStore.fence`)."""
         self.standby = False
         self.store = self.server.store.ladder()
+        if fence is not None:  # the lock's token: a deposed leader's writes are refused
+            self.store.fence(fence)
         self.book = await asyncio.to_thread(self.store.load_book)
         self.pair_log = PairLog()
         since = self.now() - self.pair_log.span_s

@@ -1084,7 +1084,7 @@ class ClusterNode:
         live = set()
         for raw in await self.r.keys(self.key("match", "*")):
             live.add(raw.decode().rsplit(":", 1)[1])
-        await self.ladder.activate(frozenset(live))
+        await self.ladder.activate(frozenset(live), fence=self.fence)
         joined = await self.r.hgetall(self.key("ladder", "joined"))
         conn: Any = _QuietConnection()
         for raw in joined.values():

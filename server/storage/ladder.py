@@ -124,6 +124,15 @@ class LadderStore(ABC):
         ``results``; the history rebuilt from them (a point at ``ended_at[match_id]``); the
         current ratings and counts from ``book``. What :meth:`rerate` writes."""
 
+    def fence(self, token: int) -> None:
+        """From now on this store's ladder writes carry ``token``, a fencing token of the
+        ladder's lock (a cluster's leader took it with this token): a backend that several
+        processes share refuses them (:meth:`flush` raises :class:`StoreError`) once a
+        writer with a newer token has written, so a leader that lost the lock without
+        knowing cannot overwrite its successor's ratings. One process alone (SQLite, memory)
+        has nothing to fence."""
+        return None
+
     @abstractmethod
     def flush(self) -> None:
         """Block until every write queued in the store (the ladder's and the others) is

@@ -23,6 +23,7 @@ import asyncpg
 from protocol.codec import encode_json
 from server.ladder_book import Entity, LadderBook, RatedResult, Standing
 from server.ratings import Rating
+from server.storage.base import StoreError
 from server.storage.sql_ladder import SqlLadderReads
 
 
@@ -73,8 +74,33 @@ class PostgresLadderStore(SqlLadderReads):
 
     def __init__(self, store: PostgresDatabase) -> None:
         self.store = store
+        self._token: int | None = None
 
     # ---- writing -----------------------------------------------------------------------------
+
+    def fence(self, token: int) -> None:
+        """Each later ladder write first checks ``ladder_fence`` (under a row lock) and is
+        refused if a newer token is there; this one's is recorded at once."""
+        self._token = token
+        self._write(lambda conn: conn.execute("SELECT 1"))
+
+    def _write(self, write: Callable[[asyncpg.Connection], Awaitable[Any]]) -> None:
+        token = self._token
+        if token is None:
+            self.store.write_later(write)
+            return
+
+        async def fenced(conn: asyncpg.Connection) -> None:
+            held = await conn.fetchval(
+                "INSERT INTO ladder_fence (id, token) VALUES (1, $1) ON CONFLICT (id) DO "
+                "UPDATE SET token = EXCLUDED.token WHERE ladder_fence.token <= EXCLUDED.token "
+                "RETURNING token", token)
+            if held is None:
+                raise StoreError(f"fenced off: a ladder leader with a newer token than {token} "
+                                 "has written; this one lost the lock")
+            await write(conn)
+
+        self.store.write_later(fenced)
 
     def save_entity(self, entity: Entity, start: Rating) -> None:
         args = (entity.id, entity.game, entity.account, entity.bot, entity.version,
@@ -86,18 +112,18 @@ class PostgresLadderStore(SqlLadderReads):
                 "created_after, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)", *args)
             await conn.execute(_UPSERT_RATING, entity.id, start.mu, start.sigma, 0, 0, 0)
 
-        self.store.write_later(write)
+        self._write(write)
 
     def save_start(self, match_id: str, game: str, entities: Sequence[int],
                    before: Sequence[Rating], started: float, started_at: str) -> None:
         args = (match_id, game, _dumps(list(entities)), "live", _ratings_json(before),
                 started, started_at)
-        self.store.write_later(lambda conn: conn.execute(
+        self._write(lambda conn: conn.execute(
             "INSERT INTO ladder_matches (match_id, game, entities, status, before, started, "
             "started_at) VALUES ($1,$2,$3,$4,$5,$6,$7)", *args))
 
     def save_void(self, match_id: str, reason: str, ended_at: str) -> None:
-        self.store.write_later(lambda conn: conn.execute(
+        self._write(lambda conn: conn.execute(
             "UPDATE ladder_matches SET status='void', reason=$1, ended_at=$2 "
             "WHERE match_id=$3 AND status='live'", reason, ended_at, match_id))
 
@@ -127,7 +153,7 @@ class PostgresLadderStore(SqlLadderReads):
                 "match_id=EXCLUDED.match_id, rank=EXCLUDED.rank, mu=EXCLUDED.mu, "
                 "sigma=EXCLUDED.sigma, at=EXCLUDED.at", history)
 
-        self.store.write_later(write)
+        self._write(write)
 
     def replace_derived(self, book: LadderBook, results: Sequence[RatedResult],
                         ended_at: dict[str, str]) -> None:
@@ -151,4 +177,4 @@ class PostgresLadderStore(SqlLadderReads):
             await conn.executemany(_INSERT_POINT, points)
             await conn.executemany(_UPSERT_RATING, ratings)
 
-        self.store.write_later(write)
+        self._write(write)

@@ -130,9 +130,16 @@ class Migration:
     apply: Callable[[asyncpg.Connection], Awaitable[None]]
 
 
+async def _create_fence(conn: asyncpg.Connection) -> None:
+    await conn.execute("CREATE TABLE IF NOT EXISTS ladder_fence ("
+                       "id INTEGER PRIMARY KEY CHECK (id = 1), token BIGINT NOT NULL)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("1: accounts, matches and their log chunks, the ladder's tables",
               _create_tables),
+    Migration("2: the ladder's fencing token (the newest leader of a cluster's ladder)",
+              _create_fence),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version this code writes: migration ``n`` (1-based) takes a database to version

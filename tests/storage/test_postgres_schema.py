@@ -18,7 +18,7 @@ from server.storage import PostgresStore, StoreError, postgres_schema
 from server.storage.postgres_schema import SCHEMA_VERSION, Migration
 
 TABLES = {"schema_version", "accounts", "matches", "match_log_chunks", "ladder_entities",
-          "ladder_matches", "ladder_ratings", "ladder_history"}
+          "ladder_matches", "ladder_ratings", "ladder_history", "ladder_fence"}
 
 
 def sql(dsn: str, query: str, *args: Any) -> list[tuple[Any, ...]]:

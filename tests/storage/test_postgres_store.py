@@ -156,3 +156,30 @@ async def test_reads_and_writes_from_inside_an_event_loop(store: PostgresStore) 
     others = await asyncio.gather(*(asyncio.to_thread(store.get_match, "m1")
                                     for _ in range(8)))
     assert all(other == got for other in others)
+
+
+def test_a_deposed_ladder_leader_is_fenced_off(postgres_database: str) -> None:
+    """Two processes' stores on one database: once the store of a newer lock token has
+    written, the ladder writes of an older one are refused (not applied, reported at flush),
+    and the newer one's go on."""
+    old, new = PostgresStore(postgres_database), PostgresStore(postgres_database)
+    try:
+        book = LadderBook()
+        first, second, third = (book.add_entity("g", name, "b", "1")
+                                for name in ("ann", "bob", "cy"))
+        old.ladder().fence(1)
+        old.ladder().save_entity(first, INITIAL)
+        old.flush()
+        new.ladder().fence(2)  # a new leader took the lock
+        new.ladder().save_entity(second, INITIAL)
+        new.flush()
+        old.ladder().save_entity(third, INITIAL)  # the deposed one, not knowing yet
+        with pytest.raises(StoreError, match="fenced off"):
+            old.flush()
+        assert [e.account for e in new.ladder().entities()] == ["ann", "bob"]
+        old.save_match(row("not a ladder write"))  # the fence is the ladder's only
+        old.flush()
+        assert [m.id for m in new.list_matches()] == ["not a ladder write"]
+    finally:
+        old.close()
+        new.close()

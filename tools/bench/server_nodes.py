@@ -12,6 +12,10 @@ them. Two placements:
   local``): every match is hosted where both its seats are connected;
 * **cross node** (``N`` ≥ 2): the nodes pair seeks with other nodes' first (``spread``):
   every match has a seat whose frames and actions cross Redis.
+* **alone**, the yardstick: ``N`` independent servers (on the same PostgreSQL database, no
+  Redis, no cluster) under the same load, split the same way: what ``N`` busy processes and
+  the store cost on this machine by themselves (on 2 cores, ``N`` nodes and ``N`` load
+  generators contend for them).
 
 Figures per configuration, medians over ``--repeat`` runs of ``--seconds``: actions/s,
 round trip p50/p99 (the load generators' merged samples), and CPU per action over the
@@ -117,11 +121,15 @@ class Nodes:
         prefix = f"bench{secrets.token_hex(3)}:"
         self.ports = [free_port() for _ in range(count)]
         self.logs = [log_dir / f"node{i}.log" for i in range(count)]
+        def cluster(i: int) -> list[str]:
+            if pairing == "alone":  # a server of its own: the same database, no Redis
+                return ["--db", dsn]
+            return ["--db", dsn, "--redis", redis_url, "--cluster-prefix", prefix,
+                    "--node-id", f"n{i}", "--cluster-pairing", pairing]
+
         self.procs = [subprocess.Popen(
-            [sys.executable, "-m", "tools.cli", "serve", "--port", str(port), "--db", dsn,
-             "--redis", redis_url, "--cluster-prefix", prefix, "--node-id", f"n{i}",
-             "--cluster-pairing", pairing, "--log-level", "warning",
-             *LOAD_LIMIT_OPTIONS],
+            [sys.executable, "-m", "tools.cli", "serve", "--port", str(port), *cluster(i),
+             "--log-level", "warning", *LOAD_LIMIT_OPTIONS],
             cwd=ROOT, stdout=log.open("wb"), stderr=subprocess.STDOUT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
             for i, (port, log) in enumerate(zip(self.ports, self.logs, strict=True))]
@@ -218,9 +226,14 @@ async def bench(args: argparse.Namespace) -> list[dict[str, Any]]:
         redis_port = int(redis_url.rsplit(":", 1)[1].split("/", 1)[0])
         log_dir = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         for count in args.nodes:
-            for placement in (("same", "local"),) + ((("cross", "spread"),) if count > 1
-                                                     else ()):
-                name = f"{count} node{'s' if count > 1 else ''}, {placement[0]} node"
+            placements = [("same", "local")]
+            if count > 1:
+                placements.append(("cross", "spread"))
+            placements.append(("alone", "alone"))
+            for placement in placements:
+                name = (f"{count} server{'s' if count > 1 else ''} alone"
+                        if placement[0] == "alone" else
+                        f"{count} node{'s' if count > 1 else ''}, {placement[0]} node")
                 nodes = Nodes(count, dsn, redis_url, placement[1], log_dir)
                 try:
                     await nodes.ready()
@@ -254,8 +267,11 @@ async def bench(args: argparse.Namespace) -> list[dict[str, Any]]:
                        for k in ("nodes", "postgres", "redis")},
                     "errors": sum(r["errors"] for r in runs)})
     one = next((r["nodes_cpu_us"] for r in rows if r["nodes"] == 1), None)
+    alone = {r["nodes"]: r["nodes_cpu_us"] for r in rows if r["placement"] == "alone"}
     for row in rows:
         row["cpu_vs_one_node"] = row["nodes_cpu_us"] / one if one else None
+        row["cpu_vs_alone"] = (row["nodes_cpu_us"] / alone[row["nodes"]]
+                               if row["nodes"] in alone else None)
     return rows
 
 
@@ -266,14 +282,18 @@ def run(args: argparse.Namespace) -> int:
                           "repeat": args.repeat, "rows": rows}, indent=2))
         return 0
     print(f"{'configuration':<24} {'actions/s':>10} {'p50':>8} {'p99':>8} "
-          f"{'CPU/action: nodes':>17} {'postgres':>9} {'redis':>7} {'nodes ÷ 1 node':>14} "
-          f"{'errors':>6}")
+          f"{'CPU/action: nodes':>17} {'postgres':>9} {'redis':>7} {'÷ 1 node':>8} "
+          f"{'÷ alone':>7} {'errors':>6}")
     for r in rows:
         ratio = "-" if r["cpu_vs_one_node"] is None else f"{r['cpu_vs_one_node']:.2f}x"
+        alone = "-" if r["cpu_vs_alone"] is None else f"{r['cpu_vs_alone']:.2f}x"
         print(f"{r['name']:<24} {r['rate']:>10,.0f} {r['p50_ms']:>6.2f}ms {r['p99_ms']:>6.2f}ms "
               f"{r['nodes_cpu_us']:>14.0f} µs {r['postgres_cpu_us']:>6.0f} µs "
-              f"{r['redis_cpu_us']:>4.0f} µs {ratio:>14} {r['errors']:>6}")
+              f"{r['redis_cpu_us']:>4.0f} µs {ratio:>8} {alone:>7} {r['errors']:>6}")
     print(f"\n{args.node_matches} matches in all, split over the nodes; medians of "
           f"{args.repeat} runs of {args.seconds:g} s. Goals (issue #23): 3 nodes ≤ 1.2x one "
-          "node's CPU per action for same-node matches, ≤ 1.6x for cross-node.")
+          "node's CPU per action for same-node matches, ≤ 1.6x for cross-node.\n'N servers "
+          "alone': as many independent servers (the same database, no Redis), the same load "
+          "split the same way: what running N processes costs on this machine by itself; "
+          "'÷ alone' is what being a cluster adds to that.")
     return 0

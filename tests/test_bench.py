@@ -343,3 +343,21 @@ def test_flood_goal_line_says_met_or_not() -> None:
     assert flood.goal_line(1.15).endswith("met (1.15x)")
     assert flood.goal_line(1.35).endswith("NOT met (1.35x)")
     assert flood.goal_line(None).endswith("NOT met (-)")
+
+
+def test_server_bench_nodes_quick_measures_nodes_and_the_yardstick(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A tiny real run of `arena bench server --nodes` (issue #23): one and two nodes over a
+    throw-away PostgreSQL and Redis, same-node and cross-node matches, and the servers-alone
+    yardstick, each a row with actions counted and CPU read from /proc. Structure only,
+    never speed."""
+    assert cli.main(["bench", "server", "--nodes", "1", "--nodes", "2", "--quick",
+                     "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [(r["nodes"], r["placement"]) for r in rows] == [
+        (1, "same"), (1, "alone"), (2, "same"), (2, "cross"), (2, "alone")]
+    for row in rows:
+        assert row["rate"] > 0 and row["errors"] == 0, row
+        assert row["nodes_cpu_us"] > 0 and row["p50_ms"] <= row["p99_ms"]
+    assert rows[0]["cpu_vs_one_node"] == 1.0 and rows[1]["cpu_vs_alone"] == 1.0
+    assert rows[3]["redis_cpu_us"] >= 0 and rows[2]["cpu_vs_alone"] is not None

@@ -941,11 +941,27 @@ class ArenaServer:
             raise LobbyError("not_found", "no such seek of yours")
         conn.protocol.reply(msg, {"type": "ok"})
 
-    def _challenge(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+    def _challenge(self, conn: Connection, session: Session, msg: dict[str, Any]
+                   ) -> Awaitable[None] | None:
         targets = list(msg["accounts"])
         spec = MatchSpec.parse(msg["game"], msg.get("options"), msg.get("clock"),
                                len(targets) + 1)
         missing = [name for name in targets if not self.sessions.online(name)]
+        if missing and self.cluster is not None:  # connected to another node, maybe
+            return self._challenge_across(conn, session, msg, targets, spec, missing)
+        self._send_challenge(conn, session, msg, targets, spec, missing)
+        return None
+
+    async def _challenge_across(self, conn: Connection, session: Session,
+                                msg: dict[str, Any], targets: list[str], spec: MatchSpec,
+                                missing: list[str]) -> None:
+        assert self.cluster is not None
+        elsewhere = await self.cluster.online_elsewhere()
+        self._send_challenge(conn, session, msg, targets, spec,
+                             [name for name in missing if name not in elsewhere])
+
+    def _send_challenge(self, conn: Connection, session: Session, msg: dict[str, Any],
+                        targets: list[str], spec: MatchSpec, missing: list[str]) -> None:
         if missing:
             raise LobbyError("not_found", f"{len(missing)} of the invited accounts "
                                           f"{'is' if len(missing) == 1 else 'are'} not "
@@ -960,15 +976,24 @@ class ArenaServer:
         for name in targets:
             for other in self.sessions.online(name):
                 other.send(invitation)
+        if self.cluster is not None:
+            self.cluster.challenge_made(challenge.challenge_id, targets, invitation)
 
-    def _accept(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+    def _accept(self, conn: Connection, session: Session, msg: dict[str, Any]
+                ) -> Awaitable[None] | None:
+        if self.cluster is not None and msg["challenge_id"] not in self.lobby.challenges:
+            return self.cluster.answer_challenge(session, msg)  # made on another node
         challenge = self.lobby.accept(msg["challenge_id"], session)
         conn.protocol.reply(msg, {"type": "ok"})
         conn.flush()
         if challenge.complete:
             self.start_match(challenge.spec, challenge.seating())
+        return None
 
-    def _decline(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+    def _decline(self, conn: Connection, session: Session, msg: dict[str, Any]
+                 ) -> Awaitable[None] | None:
+        if self.cluster is not None and msg["challenge_id"] not in self.lobby.challenges:
+            return self.cluster.answer_challenge(session, msg)  # made on another node
         challenge = self.lobby.decline(msg["challenge_id"], session)
         conn.protocol.reply(msg, {"type": "ok"})
         notice = {"type": "challenge_declined", "challenge_id": challenge.challenge_id,
@@ -976,6 +1001,7 @@ class ArenaServer:
         for other in {challenge.challenger, *challenge.accepted.values()}:
             if other is not session:
                 other.send(notice)
+        return None
 
     def _play_bot(self, conn: Connection, session: Session, msg: dict[str, Any]
                   ) -> Awaitable[None] | None:

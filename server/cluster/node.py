@@ -826,6 +826,10 @@ class ClusterNode:
                         proxy.online = False
                 elif kind == "call":
                     self._call(op)
+                elif kind == "tell":
+                    self._tell(op)
+                elif kind == "answer":
+                    self._answer_here(op)
                 elif kind == "ladder_end":
                     self._ladder_end(op)
                 else:
@@ -974,6 +978,56 @@ class ClusterNode:
         if info["n"] != self.node_id and info["h"] in self.remote:
             self._proxy(info)
 
+    # ---- challenges across nodes --------------------------------------------------------------
+
+    async def online_elsewhere(self) -> set[str]:
+        """The account names connected to the other live nodes (as of their last
+        heartbeat)."""
+        nodes = {raw.decode() for raw in await self.r.smembers(self.key("nodes"))}
+        names: set[str] = set()
+        for node in sorted(nodes - {self.node_id} - self.dead):
+            names.update(raw.decode() for raw in await self.r.smembers(
+                self.key("online", node)))
+        return names
+
+    def challenge_made(self, challenge_id: str, targets: list[str],
+                       invitation: dict[str, Any]) -> None:
+        """A challenge made here: every node tells its sessions of the invited accounts,
+        and an answer to it on any node comes here."""
+        self._spawn(self.r.set(self.key("challenge", challenge_id), self.node_id, ex=3600))
+        if self.bus is not None:
+            self.bus.broadcast({"o": "tell", "names": targets, "msg": invitation,
+                                "from": self.node_id})
+
+    async def answer_challenge(self, session: Session, msg: dict[str, Any]) -> None:
+        """An ``accept`` or ``decline`` of a challenge made on another node: answered there."""
+        owner = await self.r.get(self.key("challenge", msg["challenge_id"]))
+        if owner is None or owner.decode() == self.node_id:
+            raise LobbyError("not_found", "no such challenge for you")
+        self.bus_send(owner.decode(), {"o": "answer", "i": session_info(session, self.node_id),
+                                       "msg": msg})
+
+    def _answer_here(self, op: Op) -> None:
+        """``accept``/``decline`` from a client of another node, of a challenge made here."""
+        proxy = self._proxy(op["i"])
+        msg = op["msg"]
+        conn: Any = _RemoteConnection(proxy)
+        try:
+            result = self.server.handlers[msg["type"]](conn, proxy, msg)
+        except LobbyError as exc:
+            conn.protocol.error(exc.code, exc.message, to=msg)
+            return
+        if result is not None:
+            self._spawn(self._answer_later(conn, msg, result))
+
+    def _tell(self, op: Op) -> None:
+        """Send ``op["msg"]`` to this node's connected sessions of ``op["names"]``."""
+        if op.get("from") == self.node_id:
+            return
+        for name in op["names"]:
+            for session in self.server.sessions.online(name):
+                session.send(op["msg"])
+
     # ---- the match listing across nodes -------------------------------------------------------
 
     async def _share_listing(self) -> None:
@@ -1120,11 +1174,17 @@ class ClusterNode:
                 "max": offer.max_matches, "bot": offer.bot, "version": offer.version,
                 "busy": len(session.seats)})
         key = self.key("bots", self.node_id)
+        online = self.key("online", self.node_id)
+        names = {s.name for s in self.server.sessions.all()
+                 if s.connected and not isinstance(s, RemoteSession)}
         async with self.r.pipeline(transaction=True) as pipe:
-            pipe.delete(key)
+            pipe.delete(key, online)
             if entries:
                 pipe.hset(key, mapping=entries)
                 pipe.pexpire(key, int(PRESENCE_TTL_S * 2000))
+            if names:  # (for challenges made on another node)
+                pipe.sadd(online, *names)
+                pipe.pexpire(online, int(PRESENCE_TTL_S * 2000))
             await pipe.execute()
 
     async def remote_bots(self) -> list[Session]:

@@ -171,3 +171,37 @@ async def test_lean_delivery_to_a_seat_on_another_node(three_nodes: list[ArenaSe
     assert carried >= kinds.count("request") - 1  # every decision after the first carries some
     await lean.close()
     await other.close()
+
+
+async def test_a_challenge_across_nodes(three_nodes: list[ArenaServer]) -> None:
+    """A challenge made on one node reaches the invited account on another; its accept
+    (or decline) there is answered by the challenger's node, which hosts the match."""
+    a, b, _ = three_nodes
+    tokens = [await asyncio.to_thread(a.store.create_account, name, "human")
+              for name in ("chal", "lenger", "shy")]
+    chal = await connect(a.ws_url, tokens[0])
+    lenger = await connect(b.ws_url, tokens[1])
+    shy = await connect(b.ws_url, tokens[2])
+    await asyncio.sleep(1.2)  # the nodes' heartbeats say who is connected where
+    sent = await chal.challenge(["lenger"], "battleline")
+    invite = await lenger.next_message(timeout=10)
+    while invite["type"] != "challenge":
+        invite = await lenger.next_message(timeout=10)
+    assert invite["challenge_id"] == sent and invite["from"] == "chal"
+    await lenger.accept(sent)
+    ends = await asyncio.wait_for(asyncio.gather(play_out(chal), play_out(lenger)), 60)
+    assert ends[0]["match_id"] == ends[1]["match_id"] and ends[0]["match_id"] in a.recent
+
+    refused = await chal.challenge(["shy"], "battleline")
+    await shy.decline(refused)
+    notice = await chal.next_message(timeout=10)
+    while notice["type"] != "challenge_declined":
+        notice = await chal.next_message(timeout=10)
+    assert notice == {"type": "challenge_declined", "challenge_id": refused, "by": "shy"}
+    try:
+        await chal.challenge(["nobody-at-all"], "battleline")
+        raise AssertionError("a challenge to an account connected nowhere was sent")
+    except ArenaError as exc:
+        assert exc.code == "not_found"
+    for conn in (chal, lenger, shy):
+        await conn.close()

@@ -20,11 +20,10 @@ from typing import Any, Protocol
 
 import asyncpg
 
-from protocol.codec import encode_json
 from server.ladder_book import Entity, LadderBook, RatedResult, Standing
 from server.ratings import Rating
 from server.storage.base import StoreError
-from server.storage.sql_ladder import SqlLadderReads
+from server.storage.sql_ladder import SqlLadderReads, dumps, rated_rows, ratings_json
 
 
 class PostgresDatabase(Protocol):
@@ -51,12 +50,6 @@ _INSERT_POINT = ("INSERT INTO ladder_history (entity, seq, match_id, rank, mu, s
                  "VALUES ($1,$2,$3,$4,$5,$6,$7)")
 
 
-def _dumps(value: Any) -> str:
-    return encode_json(value)
-
-
-def _ratings_json(ratings: Sequence[Rating]) -> str:
-    return _dumps([[r.mu, r.sigma] for r in ratings])
 
 
 
@@ -116,7 +109,7 @@ class PostgresLadderStore(SqlLadderReads):
 
     def save_start(self, match_id: str, game: str, entities: Sequence[int],
                    before: Sequence[Rating], started: float, started_at: str) -> None:
-        args = (match_id, game, _dumps(list(entities)), "live", _ratings_json(before),
+        args = (match_id, game, dumps(list(entities)), "live", ratings_json(before),
                 started, started_at)
         self._write(lambda conn: conn.execute(
             "INSERT INTO ladder_matches (match_id, game, entities, status, before, started, "
@@ -132,14 +125,7 @@ class PostgresLadderStore(SqlLadderReads):
         """One rated result: the raw row, the seats' new ratings and their history points,
         in one transaction; nothing if the match is rated or void already.
         ``standings[i]`` is seat ``i``'s standing after the update."""
-        match_row = (_dumps(list(result.ranks)), reason, result.seq,
-                     _ratings_json(result.before), _ratings_json(result.after), ended_at,
-                     result.match_id)
-        ratings = [(e, s.rating.mu, s.rating.sigma, s.wins, s.draws, s.losses)
-                   for e, s in zip(result.entities, standings, strict=True)]
-        history = [(e, result.seq, result.match_id, rank, r.mu, r.sigma, ended_at)
-                   for e, rank, r in zip(result.entities, result.ranks, result.after,
-                                         strict=True)]
+        match_row, ratings, history = rated_rows(result, reason, ended_at, standings)
 
         async def write(conn: asyncpg.Connection) -> None:
             if await _already_ended(conn, result.match_id):
@@ -158,7 +144,7 @@ class PostgresLadderStore(SqlLadderReads):
     def replace_derived(self, book: LadderBook, results: Sequence[RatedResult],
                         ended_at: dict[str, str]) -> None:
         cleared = [(r.match_id,) for r in results]
-        rated = [(r.seq, _ratings_json(r.before), _ratings_json(r.after), r.match_id)
+        rated = [(r.seq, ratings_json(r.before), ratings_json(r.after), r.match_id)
                  for r in results]
         points = [(e, r.seq, r.match_id, rank, a.mu, a.sigma, ended_at[r.match_id])
                   for r in results

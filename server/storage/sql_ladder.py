@@ -10,10 +10,10 @@ only their writes differ (each backend's placeholders and upserts). A backend's 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
-from server.ladder_book import Entity, Standing
+from server.ladder_book import Entity, RatedResult, Standing
 from server.ratings import Rating
 from server.storage.ladder import LadderMatchRow, LadderStore, rating_point
 
@@ -30,6 +30,31 @@ class ReadableTables(Protocol):
                **equal: Any) -> list[tuple[Any, ...]]: ...
 
     def flush(self) -> None: ...
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON text, as the ladder's JSON columns hold it."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+def ratings_json(ratings: Sequence[Rating]) -> str:
+    return dumps([[r.mu, r.sigma] for r in ratings])
+
+
+def rated_rows(result: RatedResult, reason: str, ended_at: str,
+               standings: Sequence[Standing]
+               ) -> tuple[tuple[Any, ...], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """A rated result as its rows: the raw match row's new values (ranks, reason, seq,
+    before, after, ended_at, match_id), each seat's rating row (entity, mu, sigma, wins,
+    draws, losses; ``standings[i]`` is seat ``i``'s after the update), and each seat's
+    history point (entity, seq, match_id, rank, mu, sigma, at)."""
+    match_row = (dumps(list(result.ranks)), reason, result.seq, ratings_json(result.before),
+                 ratings_json(result.after), ended_at, result.match_id)
+    ratings = [(e, s.rating.mu, s.rating.sigma, s.wins, s.draws, s.losses)
+               for e, s in zip(result.entities, standings, strict=True)]
+    history = [(e, result.seq, result.match_id, rank, r.mu, r.sigma, ended_at)
+               for e, rank, r in zip(result.entities, result.ranks, result.after, strict=True)]
+    return match_row, ratings, history
 
 
 def ratings_of(text: str | None) -> list[Rating] | None:

@@ -10,14 +10,13 @@ transaction. Reads use the store's reader.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from server.ladder_book import Entity, LadderBook, RatedResult, Standing
 from server.ratings import Rating
-from server.storage.sql_ladder import SqlLadderReads
+from server.storage.sql_ladder import SqlLadderReads, dumps, rated_rows, ratings_json
 
 
 class SqliteFile(Protocol):
@@ -35,12 +34,6 @@ class SqliteFile(Protocol):
     def flush(self) -> None: ...
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
-
-
-def _ratings_json(ratings: Sequence[Rating]) -> str:
-    return _dumps([[r.mu, r.sigma] for r in ratings])
 
 
 
@@ -69,7 +62,7 @@ class SqliteLadderStore(SqlLadderReads):
 
     def save_start(self, match_id: str, game: str, entities: Sequence[int],
                    before: Sequence[Rating], started: float, started_at: str) -> None:
-        params = (match_id, game, _dumps(list(entities)), "live", _ratings_json(before),
+        params = (match_id, game, dumps(list(entities)), "live", ratings_json(before),
                   started, started_at)
         self.store.write_later(lambda conn: conn.execute(
             "INSERT INTO ladder_matches (match_id, game, entities, status, before, started, "
@@ -85,14 +78,7 @@ class SqliteLadderStore(SqlLadderReads):
         """One rated result: the raw row, the seats' new ratings and their history points,
         in one transaction; nothing if the match is rated or void already (the first result
         wins). ``standings[i]`` is seat ``i``'s standing after the update."""
-        match_row = (_dumps(list(result.ranks)), reason, result.seq,
-                     _ratings_json(result.before), _ratings_json(result.after), ended_at,
-                     result.match_id)
-        ratings = [(e, s.rating.mu, s.rating.sigma, s.wins, s.draws, s.losses)
-                   for e, s in zip(result.entities, standings, strict=True)]
-        history = [(e, result.seq, result.match_id, rank, r.mu, r.sigma, ended_at)
-                   for e, rank, r in zip(result.entities, result.ranks, result.after,
-                                         strict=True)]
+        match_row, ratings, history = rated_rows(result, reason, ended_at, standings)
 
         def write(conn: sqlite3.Connection) -> None:
             stored = conn.execute("SELECT status FROM ladder_matches WHERE match_id=?",
@@ -118,8 +104,8 @@ class SqliteLadderStore(SqlLadderReads):
                              [(r.match_id,) for r in results])
             for r in results:
                 conn.execute("UPDATE ladder_matches SET seq=?, before=?, after=? "
-                             "WHERE match_id=?", (r.seq, _ratings_json(r.before),
-                                                  _ratings_json(r.after), r.match_id))
+                             "WHERE match_id=?", (r.seq, ratings_json(r.before),
+                                                  ratings_json(r.after), r.match_id))
                 conn.executemany(
                     "INSERT INTO ladder_history VALUES (?,?,?,?,?,?,?)",
                     [(e, r.seq, r.match_id, rank, a.mu, a.sigma, ended_at[r.match_id])

@@ -376,8 +376,7 @@ class ClusterNode:
         """The first node of a cluster (no other alive) hosts the matches the store holds
         live that no node hosts: left by a cluster that stopped as a whole, or by a Redis
         that restarted empty."""
-        nodes = {raw.decode() for raw in await self.r.smembers(self.key("nodes"))}
-        for node in nodes - {self.node_id}:
+        for node in await self._others(alive_only=False):
             if await self.r.exists(self.key("alive", node)):
                 return
         rows = await asyncio.to_thread(self.server.store.live_matches)
@@ -983,9 +982,8 @@ class ClusterNode:
     async def online_elsewhere(self) -> set[str]:
         """The account names connected to the other live nodes (as of their last
         heartbeat)."""
-        nodes = {raw.decode() for raw in await self.r.smembers(self.key("nodes"))}
         names: set[str] = set()
-        for node in sorted(nodes - {self.node_id} - self.dead):
+        for node in await self._others():
             names.update(raw.decode() for raw in await self.r.smembers(
                 self.key("online", node)))
         return names
@@ -1039,8 +1037,7 @@ class ClusterNode:
         ended = list(server.recent.values())[-room:] if room > 0 else []
         mine = [m.summary() for m in (*live, *ended)]
         ttl = int(PRESENCE_TTL_S * 1000 * LISTING_BEATS)
-        nodes = {raw.decode() for raw in await self.r.smembers(self.key("nodes"))}
-        others = sorted(nodes - {self.node_id} - self.dead)
+        others = await self._others()
         async with self.r.pipeline(transaction=False) as pipe:
             pipe.set(self.key("listing", self.node_id), msgpack.packb(mine), px=ttl)
             for node in others:
@@ -1191,9 +1188,8 @@ class ClusterNode:
         """The autoplay sessions of the other live nodes, as stand-ins that
         :func:`server.lobby.bot_listing` and :meth:`server.lobby.Lobby.pick_bots` read (their
         free slots as of the last renewal)."""
-        nodes = {raw.decode() for raw in await self.r.smembers(self.key("nodes"))}
         out: list[Session] = []
-        for node in sorted(nodes - {self.node_id} - self.dead):
+        for node in await self._others():
             for raw in (await self.r.hgetall(self.key("bots", node))).values():
                 info = msgpack.unpackb(raw)
                 stand_in = RemoteSession(token=f"remote:{info['h']}", name=info["name"],
@@ -1240,9 +1236,15 @@ class ClusterNode:
             except Exception:
                 log.exception("cluster_watch_failed")
 
-    async def _check_nodes(self) -> None:
+    async def _others(self, alive_only: bool = True) -> list[str]:
+        """The other nodes of the cluster, by name (``alive_only``: not those this node
+        has seen die)."""
         nodes = {raw.decode() for raw in await self.r.smembers(self.key("nodes"))}
-        for node in sorted(nodes - {self.node_id}):
+        nodes.discard(self.node_id)
+        return sorted(nodes - self.dead if alive_only else nodes)
+
+    async def _check_nodes(self) -> None:
+        for node in await self._others(alive_only=False):
             if await self.r.exists(self.key("alive", node)):
                 self.dead.discard(node)
                 continue

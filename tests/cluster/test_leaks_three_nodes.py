@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
-from bots.random_bot import random_answer
 from server.app import ArenaServer
-from tests.server_tests.test_spy_sockets import OPTIONS, check, settle
+from tests.server_tests.test_spy_sockets import OPTIONS, act_until_over, check, settle
 from tests.server_tests.wsclient import WsClient
 
 
@@ -48,16 +47,8 @@ async def test_no_leak_across_nodes(three_nodes: list[ArenaServer], game: str,
     clients = [*seats, watcher]
     requests: dict[int, dict[str, Any]] = {}
     checked = await settle(runner, clients, requests, encoding)
-    while not runner.is_over:
-        seat = rng.choice([s for s in (0, 1) if runner.pending_request_id(s) is not None])
-        request = requests[seat]
-        await seats[seat].send({"type": "action", "match_id": match_id,
-                                "request_id": request["request_id"],
-                                "action": random_answer(request, rng)})
-        before = runner.seq
-        await seats[seat].wait_for(lambda m: m["type"] == "events")
-        assert runner.seq > before
-        checked += await settle(runner, clients, requests, encoding)
+    checked += await act_until_over(runner, match_id, seats, clients, requests, encoding,
+                                    rng)
     assert checked > 40
     for client in clients:
         await client.close()

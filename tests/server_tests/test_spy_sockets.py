@@ -57,6 +57,28 @@ async def settle(runner: MatchRunner, clients: list[WsClient],
     return read
 
 
+async def act_until_over(runner: MatchRunner, match_id: str, seats: list[WsClient],
+                         clients: list[WsClient], requests: dict[int, dict[str, Any]],
+                         encoding: str, rng: random.Random) -> int:
+    """Lock step to the end of the match: a random seat with an open request answers it
+    (a random legal answer), then every client's messages are read and checked
+    (:func:`settle`); returns how many were checked."""
+    checked = 0
+    while not runner.is_over:
+        seat = rng.choice([s for s in (0, 1) if runner.pending_request_id(s) is not None])
+        request = requests[seat]
+        await seats[seat].send({"type": "action", "match_id": match_id,
+                                "request_id": request["request_id"],
+                                "action": random_answer(request, rng)})
+        # The action is in once the seat hears of it (its events; on a simultaneous turn
+        # its own ``committed``): the runner has moved on, and stays until the next.
+        before = runner.seq
+        await seats[seat].wait_for(lambda m: m["type"] == "events")
+        assert runner.seq > before
+        checked += await settle(runner, clients, requests, encoding)
+    return checked
+
+
 @pytest.mark.parametrize("encoding", ["json", "msgpack"])
 @pytest.mark.parametrize("game", ["battleline", "boundary"])
 async def test_the_spy_finds_nothing_on_the_wire(server: ArenaServer, game: str,
@@ -82,18 +104,8 @@ async def test_the_spy_finds_nothing_on_the_wire(server: ArenaServer, game: str,
         start = await watcher.wait_for(lambda m, ref=ref: m.get("ref") == ref)  # settle() reads it
         assert start["type"] == "match_start" and start["seq"] == runner.seq
         checked += await settle(runner, clients, requests, encoding)
-        while not runner.is_over:
-            seat = rng.choice([s for s in (0, 1) if runner.pending_request_id(s) is not None])
-            request = requests[seat]
-            await seats[seat].send({"type": "action", "match_id": match_id,
-                                    "request_id": request["request_id"],
-                                    "action": random_answer(request, rng)})
-            # The action is in once the seat hears of it (its events; on a simultaneous
-            # turn its own ``committed``): the runner has moved on, and stays until the next.
-            before = runner.seq
-            await seats[seat].wait_for(lambda m: m["type"] == "events")
-            assert runner.seq > before
-            checked += await settle(runner, clients, requests, encoding)
+        checked += await act_until_over(runner, match_id, seats, clients, requests, encoding,
+                                        rng)
         for client in clients:
             await client.close()
     assert checked > 50 * MATCHES  # a Boundary match of 8 turns brings about 70

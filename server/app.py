@@ -1101,14 +1101,18 @@ class ArenaServer:
         if session.kind != "admin":
             raise LobbyError("unauthorized", f"only an admin account may {what}")
 
-    def _abort_match(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+    def _abort_match(self, conn: Connection, session: Session, msg: dict[str, Any]
+                     ) -> Awaitable[None] | None:
         self._admin_only(session, "abort a match")
         live = self.live.get(msg["match_id"])
+        if live is None and self.cluster is not None:  # hosted by another node: it answers
+            return self.cluster.abort_match(session, msg)
         if live is None or live.is_over:
             raise LobbyError("not_found", "no live match with that id")
         conn.protocol.reply(msg, {"type": "ok"})
         conn.flush()
         self._guard(live, live.abort, session.name, str(msg.get("reason") or ""))
+        return None
 
     async def _ban_account(self, conn: Connection, session: Session, msg: dict[str, Any]
                            ) -> None:
@@ -1121,6 +1125,8 @@ class ArenaServer:
         except StoreError as exc:
             raise LobbyError("not_found", str(exc)) from None
         self.expel(name, "account banned")
+        if self.cluster is not None:  # its sessions on the other nodes as well
+            self.cluster.expel_everywhere(name, "account banned")
         conn.log.warning("account_banned", account=name, reason=msg.get("reason"))
         conn.protocol.reply(msg, {"type": "ok"})
 

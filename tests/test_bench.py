@@ -352,12 +352,15 @@ def test_server_bench_nodes_quick_measures_nodes_and_the_yardstick(
     yardstick, each a row with actions counted and CPU read from /proc. Structure only,
     never speed."""
     assert cli.main(["bench", "server", "--nodes", "1", "--nodes", "2", "--quick",
-                     "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["rows"]
-    assert [(r["nodes"], r["placement"]) for r in rows] == [
-        (1, "same"), (1, "alone"), (2, "same"), (2, "cross"), (2, "alone")]
+                     "--per-node", "--node-pace", "20", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["per_node"] is True and out["pace"] == 20.0
+    rows = out["rows"]
+    assert [(r["nodes"], r["placement"], r["matches"]) for r in rows] == [
+        (1, "same", 4), (1, "alone", 4), (2, "same", 8), (2, "cross", 8), (2, "alone", 8)]
     for row in rows:
         assert row["rate"] > 0 and row["errors"] == 0, row
+        assert 0 < row["busy"] <= 1, row
         assert row["nodes_cpu_us"] > 0 and row["p50_ms"] <= row["p99_ms"]
     assert rows[0]["cpu_vs_one_node"] == 1.0 and rows[1]["cpu_vs_alone"] == 1.0
     assert rows[3]["redis_cpu_us"] >= 0 and rows[2]["cpu_vs_alone"] is not None

@@ -831,6 +831,11 @@ class ClusterNode:
                     self._answer_here(op)
                 elif kind == "ladder_end":
                     self._ladder_end(op)
+                elif kind == "abort":
+                    self._abort_here(op)
+                elif kind == "expel":
+                    if op.get("from") != self.node_id:
+                        self.server.expel(op["name"], op["why"])
                 else:
                     self._host_op(op)
             except Exception:
@@ -1025,6 +1030,33 @@ class ClusterNode:
         for name in op["names"]:
             for session in self.server.sessions.online(name):
                 session.send(op["msg"])
+
+    # ---- an admin's orders across nodes --------------------------------------------------------
+
+    async def abort_match(self, session: Session, msg: dict[str, Any]) -> None:
+        """An admin's ``abort_match`` of a match hosted on another node: the host aborts it
+        and answers."""
+        host = await self.host_of(msg["match_id"])
+        if host is None or host == self.node_id:
+            raise LobbyError("not_found", "no live match with that id")
+        self.bus_send(host, {"o": "abort", "i": session_info(session, self.node_id),
+                             "m": msg["match_id"], "reason": str(msg.get("reason") or ""),
+                             "ref": msg.get("id")})
+
+    def _abort_here(self, op: Op) -> None:
+        live = self.server.live.get(op["m"])
+        if live is None or live.is_over:
+            self._answer(op["i"], error_message("not_found", "no live match with that id",
+                                                ref=op.get("ref")))
+            return
+        self._answer(op["i"], {"type": "ok"} if op.get("ref") is None
+                     else {"ref": op["ref"], "type": "ok"})
+        self.server.guard(live, live.abort, op["i"]["name"], op["reason"])
+
+    def expel_everywhere(self, name: str, why: str) -> None:
+        """Close the sessions of account ``name`` on every other node too (a ban)."""
+        if self.bus is not None:
+            self.bus.broadcast({"o": "expel", "name": name, "why": why, "from": self.node_id})
 
     # ---- the match listing across nodes -------------------------------------------------------
 

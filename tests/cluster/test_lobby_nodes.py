@@ -7,6 +7,8 @@ import asyncio
 import hashlib
 
 import orjson
+import pytest
+from websockets.exceptions import ConnectionClosed
 
 from clients.connection import ArenaError, connect
 from server.app import ArenaServer
@@ -204,4 +206,42 @@ async def test_a_challenge_across_nodes(three_nodes: list[ArenaServer]) -> None:
     except ArenaError as exc:
         assert exc.code == "not_found"
     for conn in (chal, lenger, shy):
+        await conn.close()
+
+
+
+async def test_an_admin_on_one_node_aborts_and_bans_on_the_others(
+        three_nodes: list[ArenaServer]) -> None:
+    a, b, c = three_nodes
+    one = await connect(a.ws_url, name="one")
+    two = await connect(a.ws_url, name="two")
+    match_id = await seek_pair(one, two)
+    assert match_id in a.live
+    token = await asyncio.to_thread(c.store.create_account, "root", "admin")
+    admin = await connect(c.ws_url, token)  # on node c; the match is hosted on node a
+    with pytest.raises(ArenaError) as nowhere:
+        await admin.request("abort_match", match_id="m-nowhere")
+    assert nowhere.value.code == "not_found"
+    done = await admin.request("abort_match", match_id=match_id, reason="testing")
+    assert done["type"] == "ok", done
+    for seat in (one, two):
+        end = await seat.next_message(timeout=10)
+        while end["type"] != "match_end":
+            end = await seat.next_message(timeout=10)
+        assert end["outcome"] == {"ranks": [0, 0], "reason": "aborted"}, end
+    with pytest.raises(ArenaError) as over:
+        await admin.request("abort_match", match_id=match_id)
+    assert over.value.code == "not_found"
+
+    rogue_token = await asyncio.to_thread(b.store.create_account, "rogue", "bot")
+    rogue = await WsClient.open(b.ws_url)  # its session lives on node b
+    assert (await rogue.hello(token=rogue_token))["type"] == "welcome"
+    banned = await admin.request("ban_account", account="rogue", reason="abuse")
+    assert banned["type"] == "ok"
+    with pytest.raises(ConnectionClosed):  # closed by node b, told by node c
+        while True:
+            await rogue.recv(timeout=10)
+    assert rogue.ws.close_code == 1008
+    assert not b.sessions.of_account("rogue")
+    for conn in (one, two, admin):
         await conn.close()

@@ -139,6 +139,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     nodes.add_argument("--redis", help="nodes: Redis URL (default: a throw-away server)")
     nodes.add_argument("--node-matches", type=positive_int, default=120,
                        help="nodes: live matches in all, split over the nodes (default 120)")
+    nodes.add_argument("--per-node", action="store_true",
+                       help="nodes: --node-matches is per node (N nodes play N times as many): "
+                            "each node carries the same load whatever N")
+    nodes.add_argument("--node-pace", type=non_negative_float, default=0.0, metavar="R",
+                       help="nodes: each match makes about R actions per second (default 0: "
+                            "as fast as the clients can); with --per-node, every node sees "
+                            "the same rate of actions, so CPU per action compares nodes at "
+                            "equal load on a machine with fewer cores than nodes and load "
+                            "generators")
     add_common(p, repeat=3, seconds=3.0)
 
 

@@ -17,6 +17,14 @@ them. Two placements:
   the store cost on this machine by themselves (on 2 cores, ``N`` nodes and ``N`` load
   generators contend for them).
 
+On a machine with a core for each node and load generator, the unpaced run compares the
+nodes at full load. With fewer cores (2 here), ``N`` nodes share them, each gets a third of
+the load, and CPU per action rises with the smaller batches of a less busy event loop, not
+with anything the cluster does: ``--per-node --node-pace R`` gives every node the same load
+whatever ``N`` (``--node-matches`` matches each, ``R`` actions per second per match), which
+compares the nodes at equal load as long as the machine is not saturated (the bench prints
+the total CPU used, so that you can check).
+
 Figures per configuration, medians over ``--repeat`` runs of ``--seconds``: actions/s,
 round trip p50/p99 (the load generators' merged samples), and CPU per action over the
 counted window — of the nodes summed, and separately of PostgreSQL (the server process and
@@ -54,6 +62,13 @@ def cpu_seconds(pid: int) -> float:
     except (FileNotFoundError, ProcessLookupError):
         return 0.0
     return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def machine_times() -> tuple[float, float]:
+    """(busy, total) jiffies of every core so far, from ``/proc/stat``."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return float(sum(fields) - idle), float(sum(fields))
 
 
 def children_of(pid: int) -> list[int]:
@@ -159,22 +174,27 @@ class Nodes:
 
 
 async def generate(urls: list[str], game: str, matches: int, seconds: float, warmup: float,
-                   encoding: str, pids: dict[str, list[int]]) -> dict[str, Any]:
-    """One run: a load generator per node URL; CPU of every process group over the first
-    generator's counted window."""
+                   encoding: str, pids: dict[str, list[int]], pace: float = 0.0
+                   ) -> dict[str, Any]:
+    """One run: a load generator per node URL (``matches`` split over them; ``pace``: each
+    match's actions per second, 0 as fast as it goes); CPU of every process group over the
+    first generator's counted window."""
     share = [matches // len(urls) + (1 if i < matches % len(urls) else 0)
              for i in range(len(urls))]
+    paced = ["--pace", str(pace)] if pace > 0 else []
     procs = [await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tools.bench.server_load", url, "--game", game,
         "--matches", str(n), "--seconds", str(seconds), "--warmup", str(max(warmup, 0.5)),
-        "--encoding", encoding, "--samples", stdout=asyncio.subprocess.PIPE,
+        "--encoding", encoding, "--samples", *paced, stdout=asyncio.subprocess.PIPE,
         limit=1 << 26)  # (one JSON line with every round trip)
         for url, n in zip(urls, share, strict=True) if n > 0]
     before: dict[str, float] = {}
     after: dict[str, float] = {}
 
     def read() -> dict[str, float]:
-        return {name: sum(cpu_seconds(p) for p in group) for name, group in pids.items()}
+        busy, total = machine_times()
+        return {"busy": busy, "total": total,
+                **{name: sum(cpu_seconds(p) for p in group) for name, group in pids.items()}}
 
     async def follow(index: int, proc: asyncio.subprocess.Process) -> dict[str, Any]:
         assert proc.stdout is not None
@@ -205,7 +225,8 @@ async def generate(urls: list[str], game: str, matches: int, seconds: float, war
     return {"actions": actions, "elapsed": elapsed, "rate": actions / elapsed,
             "p50": pct(0.5), "p99": pct(0.99), "errors": sum(r["errors"] for r in runs),
             "cpu_us": {name: (after[name] - before[name]) * 1e6 / max(1, actions)
-                       for name in pids}}
+                       for name in pids},
+            "busy": (after["busy"] - before["busy"]) / max(1.0, after["total"] - before["total"])}
 
 
 async def bench(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -234,6 +255,7 @@ async def bench(args: argparse.Namespace) -> list[dict[str, Any]]:
                 name = (f"{count} server{'s' if count > 1 else ''} alone"
                         if placement[0] == "alone" else
                         f"{count} node{'s' if count > 1 else ''}, {placement[0]} node")
+                matches = args.node_matches * (count if args.per_node else 1)
                 nodes = Nodes(count, dsn, redis_url, placement[1], log_dir)
                 try:
                     await nodes.ready()
@@ -242,15 +264,17 @@ async def bench(args: argparse.Namespace) -> list[dict[str, Any]]:
                             "redis": redis_pids(redis_port)}
                     runs = []
                     for n in range(args.repeat):
-                        run = await generate(nodes.urls(), args.game, args.node_matches,
-                                             args.seconds, args.warmup, "json", pids)
+                        run = await generate(nodes.urls(), args.game, matches,
+                                             args.seconds, args.warmup, "json", pids,
+                                             args.node_pace)
                         runs.append(run)
                         stderr_progress(
                             f"{name}: run {n + 1}/{args.repeat}: {run['rate']:,.0f} actions/s,"
                             f" p50 {run['p50']:.2f} ms, p99 {run['p99']:.2f} ms, CPU/action "
                             f"nodes {run['cpu_us']['nodes']:.0f} µs, postgres "
                             f"{run['cpu_us']['postgres']:.0f} µs, redis "
-                            f"{run['cpu_us']['redis']:.0f} µs, errors {run['errors']}")
+                            f"{run['cpu_us']['redis']:.0f} µs, machine busy "
+                            f"{run['busy']:.0%}, errors {run['errors']}")
                         time.sleep(0.5)
                 finally:
                     nodes.stop()
@@ -259,12 +283,13 @@ async def bench(args: argparse.Namespace) -> list[dict[str, Any]]:
                             print(log.read_text()[-20000:], file=sys.stderr)
                 rows.append({
                     "name": name, "nodes": count, "placement": placement[0],
-                    "matches": args.node_matches,
+                    "matches": matches,
                     "rate": statistics.median(r["rate"] for r in runs),
                     "p50_ms": statistics.median(r["p50"] for r in runs),
                     "p99_ms": statistics.median(r["p99"] for r in runs),
                     **{f"{k}_cpu_us": statistics.median(r["cpu_us"][k] for r in runs)
                        for k in ("nodes", "postgres", "redis")},
+                    "busy": statistics.median(r["busy"] for r in runs),
                     "errors": sum(r["errors"] for r in runs)})
     one = next((r["nodes_cpu_us"] for r in rows if r["nodes"] == 1), None)
     alone = {r["nodes"]: r["nodes_cpu_us"] for r in rows if r["placement"] == "alone"}
@@ -279,21 +304,29 @@ def run(args: argparse.Namespace) -> int:
     rows = asyncio.run(bench(args))
     if args.json:
         print(json.dumps({"bench": "server --nodes", "seconds": args.seconds,
+                          "per_node": args.per_node, "pace": args.node_pace,
                           "repeat": args.repeat, "rows": rows}, indent=2))
         return 0
     print(f"{'configuration':<24} {'actions/s':>10} {'p50':>8} {'p99':>8} "
           f"{'CPU/action: nodes':>17} {'postgres':>9} {'redis':>7} {'÷ 1 node':>8} "
-          f"{'÷ alone':>7} {'errors':>6}")
+          f"{'÷ alone':>7} {'busy':>5} {'errors':>6}")
     for r in rows:
         ratio = "-" if r["cpu_vs_one_node"] is None else f"{r['cpu_vs_one_node']:.2f}x"
         alone = "-" if r["cpu_vs_alone"] is None else f"{r['cpu_vs_alone']:.2f}x"
         print(f"{r['name']:<24} {r['rate']:>10,.0f} {r['p50_ms']:>6.2f}ms {r['p99_ms']:>6.2f}ms "
               f"{r['nodes_cpu_us']:>14.0f} µs {r['postgres_cpu_us']:>6.0f} µs "
-              f"{r['redis_cpu_us']:>4.0f} µs {ratio:>8} {alone:>7} {r['errors']:>6}")
-    print(f"\n{args.node_matches} matches in all, split over the nodes; medians of "
+              f"{r['redis_cpu_us']:>4.0f} µs {ratio:>8} {alone:>7} {r['busy']:>5.0%} "
+              f"{r['errors']:>6}")
+    load = (f"{args.node_matches} matches per node" if args.per_node else
+            f"{args.node_matches} matches in all, split over the nodes")
+    if args.node_pace > 0:
+        load += f", each making about {args.node_pace:g} actions/s"
+    print(f"\n{load}; medians of "
           f"{args.repeat} runs of {args.seconds:g} s. Goals (issue #23): 3 nodes ≤ 1.2x one "
           "node's CPU per action for same-node matches, ≤ 1.6x for cross-node.\n'N servers "
           "alone': as many independent servers (the same database, no Redis), the same load "
           "split the same way: what running N processes costs on this machine by itself; "
-          "'÷ alone' is what being a cluster adds to that.")
+          "'÷ alone' is what being a cluster adds to that. 'busy': the share of all this "
+          "machine's cores in use during the counted window (near 100%: saturated, the "
+          "figures then measure contention too).")
     return 0

@@ -121,7 +121,11 @@ MAX_PAGE_LIMIT: Final = 200
 """The largest page of ``list_matches`` (a larger ``limit`` is served as this)."""
 MESSAGE_COSTS: Final[Mapping[str, int]] = {
     "list_games": 2, "spectate": 5, "get_replay": 20, "get_leaderboard": 5,
+    "get_profile": 5, "get_people_leaderboard": 5,
     "get_rating_history": 5, "list_ladder_matches": 5, "list_matches": 1,
+    "tournament_show": 5, "list_tournaments": 5,
+    # a password is checked or hashed: tens of milliseconds of a core
+    "sign_up": 10, "sign_in": 10, "change_password": 10,
 }
 """Tokens a message costs before any page it asks for (types not named here: 1)."""
 ENTRIES_PER_TOKEN: Final = 10
@@ -482,6 +486,9 @@ ACCOUNT_KINDS: Final = ("human", "bot", "admin", "guest")
 MATCH_STATUSES: Final = ("live", "over", "void")
 """``void``: ended by a server fault (unrated; outcome reason ``void``)."""
 LADDER_MATCH_STATUSES: Final = ("live", "rated", "void")
+TOURNAMENT_FORMATS: Final = ("round_robin", "swiss")
+TOURNAMENT_STATUSES: Final = ("open", "running", "over")
+TOURNAMENT_PAIRING_STATUSES: Final = ("pending", "live", "over", "void", "forfeit", "bye")
 """A ladder match is ``rated`` once its result counted, ``void`` after a server fault."""
 
 DEFINITIONS: dict[str, WireType] = {
@@ -574,6 +581,12 @@ DEFINITIONS: dict[str, WireType] = {
               doc="every seat's remaining bank in ms after these events; null when untimed "
                   "or no bank"),
     )),
+    "OwnedBot": Obj((
+        Field("name", Str(), doc="the bot's account name"),
+        Field("created_at", Str(), doc="ISO-8601 UTC time"),
+        Field("banned", Bool()),
+        Field("online", Bool(), doc="connected now"),
+    )),
     "LadderEntry": Obj((
         Field("rank", Int(1), doc="1 = top of the leaderboard"),
         Field("bot", Str()),
@@ -607,6 +620,52 @@ DEFINITIONS: dict[str, WireType] = {
         Field("ordinal_before", Nullable(Number()), required=False),
         Field("ordinal_after", Nullable(Number()), required=False, doc="null unless rated"),
     )),
+    "PersonRating": Obj((
+        Field("account", Str()),
+        Field("game", Str()),
+        Field("mu", Number(), doc="skill estimate (the ladder's OpenSkill model)"),
+        Field("sigma", Number(), doc="uncertainty of mu"),
+        Field("ordinal", Number(), doc="mu − 3·sigma; the leaderboard's order"),
+        Field("games", Int(0), doc="rated matches played"),
+        Field("wins", Int(0)),
+        Field("draws", Int(0)),
+        Field("losses", Int(0)),
+        Field("updated_at", Nullable(Str()), doc="ISO-8601 UTC time of the last rated match"),
+        Field("rank", Int(1), required=False, doc="people_leaderboard only: 1 = top"),
+    )),
+    "PersonRatingPoint": Obj((
+        Field("game", Str()),
+        Field("match_id", Str()),
+        Field("at", Str(), doc="ISO-8601 UTC time the match ended"),
+        Field("rank", Int(0), doc="the person's rank in that match (0 = first)"),
+        Field("mu", Number()),
+        Field("sigma", Number()),
+        Field("ordinal", Number()),
+    )),
+    "SeatRating": Obj((
+        Field("seat", Int(0)),
+        Field("account", Str()),
+        Field("before", Ref("Rating")),
+        Field("after", Ref("Rating")),
+    )),
+    "Rating": Obj((
+        Field("mu", Number()), Field("sigma", Number()), Field("ordinal", Number()),
+    )),
+    "ProfileMatch": Obj((
+        Field("match_id", Str(), doc="for get_replay"),
+        Field("game", Str()),
+        Field("seats", Arr(Ref("SeatInfo"))),
+        Field("status", Str(enum=MATCH_STATUSES)),
+        Field("started_at", Str(), doc="ISO-8601 UTC time"),
+        Field("ended_at", Nullable(Str())),
+        Field("moves", Int(0)),
+        Field("outcome", Nullable(Ref("Outcome"))),
+        Field("result", Nullable(Str(enum=("win", "draw", "loss"))),
+              doc="the profile's person's result; null while live or when void"),
+        Field("winners", Arr(Str()), doc="the winning seats' names (empty: a draw, live "
+                                         "or void)"),
+        Field("rated", Bool()),
+    )),
     "LadderMatch": Obj((
         Field("match_id", Str(), doc="for get_replay"),
         Field("game", Str()),
@@ -615,6 +674,61 @@ DEFINITIONS: dict[str, WireType] = {
         Field("started_at", Str(), doc="ISO-8601 UTC time"),
         Field("ended_at", Nullable(Str()), required=False),
         Field("seats", Arr(Ref("LadderSeat"))),
+    )),
+    "TournamentInfo": Obj((
+        Field("tournament_id", Str()),
+        Field("name", Str()),
+        Field("game", Str()),
+        Field("format", Str(enum=TOURNAMENT_FORMATS)),
+        Field("num_seats", Int(2), doc="seats per game"),
+        Field("rounds", Int(0), doc="rounds it plays (a round robin's: known once started)"),
+        Field("round", Int(0), doc="the round under way (or last played); 0 before the start"),
+        Field("status", Str(enum=TOURNAMENT_STATUSES)),
+        Field("creator", Str(), doc="the account that created it"),
+        Field("options", Obj(), doc="the matches' game options"),
+        Field("clock", Nullable(Ref("Clock")), doc="the matches' clock; null: untimed"),
+        Field("created_at", Str(), doc="ISO-8601 UTC time"),
+        Field("started_at", Nullable(Str())),
+        Field("ended_at", Nullable(Str())),
+        Field("entrant_count", Int(0)),
+    )),
+    "TournamentEntrant": Obj((
+        Field("name", Str(), doc="account name"),
+        Field("kind", Str(enum=ACCOUNT_KINDS)),
+        Field("rating", Number(), doc="its rating when it joined (Swiss pairs by it after "
+                                      "points; 0 without one)"),
+        Field("joined_at", Str()),
+    )),
+    "TournamentPairing": Obj((
+        Field("round", Int(1)),
+        Field("board", Int(1)),
+        Field("seats", Arr(Str(), 1), doc="entrant names by seat; one name: a bye"),
+        Field("status", Str(enum=TOURNAMENT_PAIRING_STATUSES)),
+        Field("match_id", Nullable(Str()), doc="once its match started"),
+        Field("ranks", Nullable(Arr(Int(0))), doc="per seat once done (forfeit: 0 for "
+                                                  "those there, 1 for the absent)"),
+        Field("reason", Nullable(Str()), doc="the outcome's reason, forfeit or void"),
+        Field("points", Nullable(Arr(Number())), doc="per seat once done"),
+    )),
+    "TournamentStanding": Obj((
+        Field("rank", Int(1), doc="shared by entrants equal on points and tie-breaks"),
+        Field("name", Str()),
+        Field("kind", Str(enum=ACCOUNT_KINDS)),
+        Field("rating", Number()),
+        Field("points", Number()),
+        Field("games", Int(0), doc="games played or forfeited (byes not counted)"),
+        Field("wins", Int(0)),
+        Field("draws", Int(0)),
+        Field("losses", Int(0)),
+        Field("byes", Int(0)),
+        Field("buchholz", Number()),
+        Field("sonneborn_berger", Number()),
+    )),
+    "Crosstable": Obj((
+        Field("names", Arr(Str()), doc="entrants in standings order"),
+        Field("cells", Arr(Arr(Nullable(Arr(Number())))),
+              doc="cells[i][j]: entrant i's results against entrant j (1, 0.5 or 0), one "
+                  "per game, in round order; null on the diagonal"),
     )),
 }
 
@@ -675,6 +789,7 @@ _GAME = Field("game", Str(), doc="a game name from `games`")
 _MATCH = Field("match_id", Str())
 _OPTIONS = Field("options", Obj(), required=False, doc="game options; defaults fill the rest")
 _CLOCK = Field("clock", Nullable(Ref("Clock")), required=False, doc="null: untimed")
+_TOURNAMENT = Field("tournament_id", Str(max_len=MAX_ID_CHARS))
 
 CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec("hello", "client", (
@@ -705,12 +820,16 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec("seek", "client", (
         _GAME, _OPTIONS, _CLOCK,
         Field("seats", Int(1), required=False, doc="number of seats (default: the minimum)"),
+        Field("rated", Bool(), required=False,
+              doc="default false (casual); true: people only, pairs with rated seeks only"),
     ), ("seeking", "match_start"), "ask to be paired with other seekers"),
     MessageSpec("cancel_seek", "client", (Field("seek_id", Str()),), ("ok",),
                 "withdraw a seek"),
     MessageSpec("challenge", "client", (
         Field("accounts", Arr(Str(), 1), doc="the other players' account names"),
         _GAME, _OPTIONS, _CLOCK,
+        Field("rated", Bool(), required=False,
+              doc="default false (casual); true: every player must be a person"),
     ), ("challenge_sent",), "invite named accounts to a match"),
     MessageSpec("accept", "client", (Field("challenge_id", Str()),), ("ok", "match_start"),
                 "accept a challenge"),
@@ -743,6 +862,17 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
     ), ("events", "error"), "answer a request"),
     MessageSpec("resign", "client", (_MATCH,), ("match_end",), "give up a match"),
     MessageSpec("get_replay", "client", (_MATCH,), ("replay",), "a match's record"),
+    MessageSpec("chat", "client", (
+        _MATCH, Field("text", Str(), doc="plain text, at most 500 characters, not blank"),
+    ), ("chat_line",), "say a line in a match's chat (players' or spectators')"),
+    MessageSpec("mute", "client", (
+        _MATCH, Field("account", Str(), doc="the account whose lines you no longer receive"),
+        Field("muted", Bool(), required=False, doc="false: unmute; default true"),
+    ), ("ok",), "stop (or resume) receiving an account's chat lines"),
+    MessageSpec("rematch", "client", (_MATCH,), ("ok", "match_start"),
+                "offer or accept a rematch of a finished match"),
+    MessageSpec("decline_rematch", "client", (_MATCH,), ("ok",),
+                "decline a match's rematch offer"),
     MessageSpec("abort_match", "client", (
         _MATCH, Field("reason", Str(max_len=200), required=False, doc="why (logged)"),
     ), ("ok",), "admin only: end a live match void (unrated); every seat and spectator "
@@ -751,6 +881,33 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
         Field("account", Str(max_len=MAX_ID_CHARS), doc="the account to ban"),
         Field("reason", Str(max_len=200), required=False, doc="why (logged)"),
     ), ("ok",), "admin only: ban an account now: stored, and its sessions closed"),
+    MessageSpec("sign_up", "client", (
+        Field("name", Str(max_len=MAX_ID_CHARS),
+              doc="the new account's name: 1-64 letters, digits, '-', '_' or '.'"),
+        Field("password", Str(), doc="at least 8 characters, not the name, not a common one"),
+        Field("claim", Bool(), required=False,
+              doc="true: the guest's finished matches become the new account's"),
+    ), ("signed_in",), "a guest makes a person's account and becomes it"),
+    MessageSpec("sign_in", "client", (
+        Field("name", Str(max_len=MAX_ID_CHARS), doc="the account's name"),
+        Field("password", Str()),
+    ), ("signed_in",), "a guest signs in to a person's account with its password"),
+    MessageSpec("sign_out", "client", (), ("ok",),
+                "revoke this session's login token and close the session"),
+    MessageSpec("change_password", "client", (
+        Field("old", Str(), doc="the current password (empty if the account has none)"),
+        Field("new", Str(), doc="the new password (the same rules as sign_up's)"),
+    ), ("ok",), "change the password; every other login token is revoked"),
+    MessageSpec("create_bot", "client", (
+        Field("name", Str(max_len=MAX_ID_CHARS), doc="the bot account's name"),
+    ), ("bot_token",), "make a bot account owned by you; its token is shown once"),
+    MessageSpec("rotate_bot_token", "client", (
+        Field("bot", Str(max_len=MAX_ID_CHARS), doc="one of your bots"),
+    ), ("bot_token",), "give your bot a new token (the old one stops working)"),
+    MessageSpec("revoke_bot_token", "client", (
+        Field("bot", Str(max_len=MAX_ID_CHARS), doc="one of your bots"),
+    ), ("ok",), "leave your bot with no working token"),
+    MessageSpec("list_my_bots", "client", (), ("my_bots",), "the bots you own"),
     MessageSpec("ladder_join", "client", (
         _GAME,
         Field("bot", Str(max_len=MAX_ID_CHARS), doc="the bot's name (one account may run "
@@ -773,9 +930,50 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
               doc="default: the only account with a bot of that name"),
         Field("limit", Int(1), required=False, doc="only the latest points"),
     ), ("rating_history",), "one bot version's rating after each rated match"),
+    MessageSpec("get_profile", "client", (
+        Field("account", Str(max_len=64)),
+        Field("game", Str(), required=False, doc="only this game's rating history"),
+        Field("limit", Int(1), required=False,
+              doc="at most this many history points and recent matches (default 20, "
+                  "at most 200)"),
+    ), ("profile",), "a person's ratings, rating history and recent matches"),
+    MessageSpec("get_people_leaderboard", "client", (
+        _GAME, Field("limit", Int(1), required=False, doc="default 50, at most 200"),
+    ), ("people_leaderboard",), "a game's rated people, best first"),
     MessageSpec("list_ladder_matches", "client", (
         _GAME, Field("limit", Int(1), required=False, doc="default 50, at most 200"),
     ), ("ladder_matches",), "a ladder's recent matches, newest first"),
+    MessageSpec("tournament_create", "client", (
+        _GAME,
+        Field("format", Str(), doc="round_robin or swiss"),
+        Field("rounds", Int(1), required=False, doc="swiss only, required there"),
+        Field("seats", Int(2), required=False,
+              doc="seats per game (round robin; default the game's fewest); swiss: 2"),
+        Field("name", Str(max_len=80), required=False, doc="default: game and format"),
+        _OPTIONS,
+        Field("clock", Nullable(Ref("Clock")), required=False,
+              doc="the matches' clock; null: untimed; default 300000 + 3000 ms"),
+    ), ("tournament",), "create a tournament (accounts only); open for entrants"),
+    MessageSpec("tournament_join", "client", (
+        _TOURNAMENT,
+        Field("account", Str(max_len=MAX_ID_CHARS), required=False,
+              doc="creator or admin only: enter this bot account (connected, with an "
+                  "autoplay offer for the game) instead of yourself"),
+    ), ("tournament",), "enter an open tournament"),
+    MessageSpec("tournament_leave", "client", (
+        _TOURNAMENT,
+        Field("account", Str(max_len=MAX_ID_CHARS), required=False,
+              doc="creator or admin only: take this entrant out instead of yourself"),
+    ), ("ok",), "leave a tournament before it starts"),
+    MessageSpec("tournament_start", "client", (_TOURNAMENT,), ("tournament",),
+                "creator or admin: close entries and play round 1"),
+    MessageSpec("tournament_show", "client", (_TOURNAMENT,), ("tournament",),
+                "a tournament's state; its later changes are pushed to you"),
+    MessageSpec("list_tournaments", "client", (
+        Field("status", Str(enum=TOURNAMENT_STATUSES), required=False,
+              doc="only tournaments in this status"),
+        Field("limit", Int(1), required=False, doc="default 50, at most 200"),
+    ), ("tournaments",), "tournaments, newest first"),
 )
 
 _SEATS = Field("seats", Arr(Ref("SeatInfo")))
@@ -818,6 +1016,7 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         _GAME,
         Field("options", Obj()),
         Field("clock", Nullable(Ref("Clock"))),
+        Field("rated", Bool(), required=False, doc="true: a rated match (absent: casual)"),
     ), summary="you are invited to a match"),
     MessageSpec("challenge_sent", "server", (Field("challenge_id", Str()),),
                 summary="your challenge was delivered"),
@@ -876,6 +1075,8 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         Field("view", Nullable(Obj()), doc="the final view for this viewer"),
         Field("status", Str(enum=MATCH_STATUSES), required=False),
         _HELD,
+        Field("ratings", Arr(Ref("SeatRating")), required=False,
+              doc="a rated match that ended over: every seat's rating before and after"),
     ), summary="the match is over"),
     MessageSpec("replay", "server", (
         _MATCH, _GAME, Field("options", Obj()), _SEATS,
@@ -893,6 +1094,23 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
               doc="only with hello.views, finished matches of games with hidden "
                   "information: every seat's view before the first step"),
     ), summary="a match's record"),
+    MessageSpec("chat_line", "server", (
+        _MATCH,
+        Field("channel", Str(enum=("players", "spectators")),
+              doc="players: the seats' chat; spectators: the watchers' chat"),
+        Field("from", Str(), doc="the sender's account name"),
+        Field("text", Str(), doc="plain text: never markup"),
+        Field("at", Str(), doc="ISO-8601 UTC time the server received it"),
+    ), summary="a line of a match's chat"),
+    MessageSpec("rematch_offered", "server", (
+        _MATCH, Field("by", Str(), doc="the account that offered"),
+        Field("seats", Arr(Int(0)), doc="the seats that have offered so far"),
+    ), summary="a seat offers a rematch of a finished match"),
+    MessageSpec("rematch_declined", "server", (
+        _MATCH, Field("by", Str()),
+        Field("reason", Str(enum=("declined", "left")),
+              doc="declined: decline_rematch; left: its connection was lost"),
+    ), summary="the rematch offer lapsed"),
     MessageSpec("error", "server", (
         Field("code", Str(enum=ERROR_CODES), doc="see the error codes table"),
         Field("message", Str(), doc="human-readable; never contains hidden information"),
@@ -903,6 +1121,21 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
               doc="rate_limited only: seconds to wait before sending the refused message "
                   "again"),
     ), summary="something went wrong; the connection stays open"),
+    MessageSpec("signed_in", "server", (
+        Field("account", Ref("Account"), doc="who this session is now"),
+        Field("login_token", Str(),
+              doc="keep it (secret): hello.token with it signs this browser in again"),
+        Field("claimed", Int(0), required=False,
+              doc="sign_up with claim: how many of the guest's finished matches became the "
+                  "account's"),
+    ), summary="answer to sign_up and sign_in: the session is the account's now"),
+    MessageSpec("bot_token", "server", (
+        Field("bot", Str(), doc="the bot's account name"),
+        Field("token", Str(), doc="its bearer token, shown only this once"),
+    ), summary="answer to create_bot and rotate_bot_token"),
+    MessageSpec("my_bots", "server", (
+        Field("bots", Arr(Ref("OwnedBot")), doc="by name"),
+    ), summary="answer to list_my_bots"),
     MessageSpec("ladder_joined", "server", (
         _GAME, Field("bot", Str()), Field("version", Str()), Field("account", Str()),
         Field("max_matches", Int(1)),
@@ -920,9 +1153,41 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         _GAME, Field("account", Str()), Field("bot", Str()), Field("version", Str()),
         Field("points", Arr(Ref("RatingPoint")), doc="oldest first"),
     ), summary="answer to get_rating_history"),
+    MessageSpec("profile", "server", (
+        Field("account", Str()),
+        Field("kind", Str(enum=("human", "bot", "admin"))),
+        Field("created_at", Str(), doc="ISO-8601 UTC time"),
+        Field("ratings", Arr(Ref("PersonRating")), doc="one per game played rated, by game"),
+        Field("history", Arr(Ref("PersonRatingPoint")),
+              doc="rating after each rated match (of get_profile.game only, if named), "
+                  "oldest first"),
+        Field("matches", Arr(Ref("ProfileMatch")),
+              doc="recent matches, rated or casual, newest first"),
+    ), summary="answer to get_profile"),
+    MessageSpec("people_leaderboard", "server", (
+        _GAME, Field("entries", Arr(Ref("PersonRating")), doc="by ordinal, best first"),
+    ), summary="answer to get_people_leaderboard"),
     MessageSpec("ladder_matches", "server", (
         _GAME, Field("matches", Arr(Ref("LadderMatch")), doc="newest first"),
     ), summary="answer to list_ladder_matches"),
+    MessageSpec("tournament", "server", (
+        Field("tournament_id", Str()), Field("name", Str()), _GAME,
+        Field("format", Str(enum=TOURNAMENT_FORMATS)),
+        Field("num_seats", Int(2)), Field("rounds", Int(0)),
+        Field("round", Int(0), doc="the round under way (or last played); 0 before the start"),
+        Field("status", Str(enum=TOURNAMENT_STATUSES)),
+        Field("creator", Str()), Field("options", Obj()),
+        Field("clock", Nullable(Ref("Clock"))),
+        Field("created_at", Str()), Field("started_at", Nullable(Str())),
+        Field("ended_at", Nullable(Str())), Field("entrant_count", Int(0)),
+        Field("entrants", Arr(Ref("TournamentEntrant")), doc="in join order"),
+        Field("pairings", Arr(Ref("TournamentPairing")), doc="by round, then board"),
+        Field("standings", Arr(Ref("TournamentStanding")), doc="best first"),
+        Field("crosstable", Ref("Crosstable")),
+    ), summary="a tournament's whole state (a reply, or pushed to its watchers)"),
+    MessageSpec("tournaments", "server", (
+        Field("tournaments", Arr(Ref("TournamentInfo")), doc="newest first"),
+    ), summary="answer to list_tournaments"),
 )
 
 CLIENT_TYPES: Final[Mapping[str, MessageSpec]] = {m.type: m for m in CLIENT_MESSAGES}

@@ -54,9 +54,11 @@ from protocol.messages import (
 )
 from protocol.session import MAX_PAUSE_S
 from server import http
+from server.accounts import AccountService
 from server.admission import GUEST_RETRY_AFTER_S, Admission, Admitted
 from server.api import MatchApi
 from server.audience import Audience
+from server.chat import MatchChat
 from server.cluster import ClusterConfig, ClusterNode
 from server.connection import (
     CLOSE_TRY_AGAIN_LATER,
@@ -72,7 +74,9 @@ from server.listing import MatchListing, start_number
 from server.live import LiveMatch
 from server.lobby import Lobby, LobbyError, MatchSpec, bot_listing
 from server.metrics import ServerMetrics
+from server.people import PeopleService, check_rated
 from server.recorder import MatchRecorder
+from server.rematch import Rematches
 from server.render import SeatInfo, StoredMatch, render_for
 from server.resume import resume_match
 from server.runner import DEFAULT_GRACE_S, MatchRunner
@@ -85,6 +89,7 @@ from server.storage import (
     name_key,
     token_hash,
 )
+from server.tournament_service import TournamentService, ladder_rating
 from server.wsadapter import ArenaWebSocket
 
 log = structlog.get_logger("arena.server")
@@ -273,11 +278,18 @@ class ArenaServer:
         self.add_route("/healthz", self._health)
         self.add_route("/metrics", self._metrics)
         MatchApi(self)
+        self.accounts = AccountService(self)
+        self.chat = MatchChat(self)
+        self.rematches = Rematches(self)
         # The services: made from this hub, they registered what they serve; the server
         # only starts and closes them. The ladder stays reachable by name for the tools
         # that read its books.
         self.ladder = LadderService(self, ladder)
-        self.services: list[Service] = [self.ladder, *(make(self) for make in services)]
+        self.people = PeopleService(self)
+        self.tournaments = TournamentService(
+            self, rating=self._seed_rating, playing=cluster is None)
+        self.services: list[Service] = [self.ladder, self.tournaments, self.people,
+                                        *(make(self) for make in services)]
         self.cluster = None if cluster is None else ClusterNode(self, cluster)
         if self.cluster is not None:  # one node schedules and rates at a time
             self.cluster.adopt_ladder(self.ladder)
@@ -427,6 +439,7 @@ class ArenaServer:
             now = asyncio.get_running_loop().time()
             self.sessions.forget_idle(now, self.grace_s)
             self.admission.sweep(now)
+            self.accounts.limiter.sweep(now)
 
     # ---- HTTP and handshake ------------------------------------------------------------------
 
@@ -661,7 +674,8 @@ class ArenaServer:
         """Answer a failed handler (called inside its ``except``): a :class:`LobbyError` is
         its typed error; anything else is logged and answered ``internal``."""
         if isinstance(exc, LobbyError):
-            conn.protocol.error(exc.code, exc.message, to=message)
+            conn.protocol.error(exc.code, exc.message, to=message,
+                                retry_after=exc.retry_after, **exc.details)
             return
         conn.log.exception("handler_failed", type=message["type"])
         conn.protocol.error("internal", "internal server error", to=message)
@@ -775,20 +789,42 @@ class ArenaServer:
         self.sessions.claimed(session)
         conn.owner = session
         session.connection = conn
-        admitted = self._admitted[conn]
-        self.admission.identify(admitted, session.name, session.kind, self._clock())
-        conn.protocol.shared = self.admission.budgets(admitted)
-        conn.protocol.costly = self.admission.costly(admitted, self._clock())
         session.away_since = None
         session.views = hello.get("views") is True
         session.lean = hello.get("lean") is True
-        conn.log = conn.log.bind(account=session.name)
-        if self.cluster is not None:
-            self.cluster.attached(session)
+        self.identified(conn, session)
         conn.protocol.welcome(session=session.token, account=session.account,
                               server_version=self.version, hello=hello, views=session.views,
                               lean=session.lean)
         conn.flush()
+
+    def _seed_rating(self, game: str, account: str) -> float:
+        """An entrant's rating in a tournament of ``game``: a person's rating for it, else
+        the best of its bot versions on the game's ladder, else 0."""
+        person = self.people.seed_rating(game, account)
+        return person if person is not None else ladder_rating(self.ladder.book, game, account)
+
+    def identified(self, conn: Connection, session: Session) -> None:
+        """``session``, ``conn``'s, is now who its ``name`` and ``kind`` say (at its
+        ``hello``, or a guest that signed up or in, :mod:`server.accounts`): its messages are
+        charged to that identity's budgets, and logged under its name."""
+        admitted = self._admitted[conn]
+        self.admission.identify(admitted, session.name, session.kind, self._clock())
+        conn.protocol.shared = self.admission.budgets(admitted)
+        conn.protocol.costly = self.admission.costly(admitted, self._clock())
+        conn.log = conn.log.bind(account=session.name)
+        if self.cluster is not None:
+            self.cluster.attached(session)
+
+    def address_of(self, conn: Connection) -> str:
+        """The peer address ``conn`` was admitted from."""
+        return self._admitted[conn].address
+
+    def renamed_seats(self, guest: str, account: Account) -> None:
+        """The recently finished matches kept in memory name ``account`` where they named
+        the guest ``guest`` (as the store's :meth:`~server.storage.Store.claim_matches`)."""
+        for live in self.recent.values():
+            live.rename_seat(SeatInfo(guest, "guest"), SeatInfo(account.name, account.kind))
 
     def _connection_lost(self, conn: Connection) -> None:
         session: Session | None = conn.owner
@@ -805,6 +841,7 @@ class ArenaServer:
                                 "by": session.name})
         if self.cluster is not None:
             self.cluster.forget_seeks(session)
+        self.rematches.left(session)
         for match_id in list(session.seats):
             live = self.live.get(match_id)
             if live is not None:
@@ -827,6 +864,8 @@ class ArenaServer:
         if self.cluster is not None:
             self.cluster.starting(match_id, seating)
         live = self._add_live(runner, seating)
+        live.spec = spec
+        self.people.starting(live, spec)
         self.metrics.match_started(spec.game)
         self._guard(live, live.start, ref_for)
         if self.cluster is not None:
@@ -912,7 +951,8 @@ class ArenaServer:
         if self.cluster is not None:  # seekers on every node pair
             return self.cluster.seek(conn, session, msg)
         spec = MatchSpec.parse(msg["game"], msg.get("options"), msg.get("clock"),
-                               msg.get("seats"))
+                               msg.get("seats"), msg.get("rated", False))
+        check_rated(session, spec)
         seek_id, group = self.lobby.seek(session, spec)
         conn.protocol.reply(msg, {"type": "seeking", "seek_id": seek_id, "game": spec.game})
         conn.flush()
@@ -945,7 +985,8 @@ class ArenaServer:
                    ) -> Awaitable[None] | None:
         targets = list(msg["accounts"])
         spec = MatchSpec.parse(msg["game"], msg.get("options"), msg.get("clock"),
-                               len(targets) + 1)
+                               len(targets) + 1, msg.get("rated", False))
+        check_rated(session, spec)
         missing = [name for name in targets if not self.sessions.online(name)]
         if missing and self.cluster is not None:  # connected to another node, maybe
             return self._challenge_across(conn, session, msg, targets, spec, missing)
@@ -969,10 +1010,12 @@ class ArenaServer:
         challenge = self.lobby.challenge(session, targets, spec)
         conn.protocol.reply(msg, {"type": "challenge_sent",
                                   "challenge_id": challenge.challenge_id})
-        invitation = {"type": "challenge", "challenge_id": challenge.challenge_id,
-                      "from": session.name, "accounts": targets, "game": spec.game,
-                      "options": dict(spec.options),
-                      "clock": None if spec.clock is None else spec.clock.to_json()}
+        invitation: dict[str, Any] = {
+            "type": "challenge", "challenge_id": challenge.challenge_id, "from": session.name,
+            "accounts": targets, "game": spec.game, "options": dict(spec.options),
+            "clock": None if spec.clock is None else spec.clock.to_json()}
+        if spec.rated:
+            invitation["rated"] = True
         for name in targets:
             for other in self.sessions.online(name):
                 other.send(invitation)
@@ -983,6 +1026,9 @@ class ArenaServer:
                 ) -> Awaitable[None] | None:
         if self.cluster is not None and msg["challenge_id"] not in self.lobby.challenges:
             return self.cluster.answer_challenge(session, msg)  # made on another node
+        invited = self.lobby.challenges.get(msg["challenge_id"])
+        if invited is not None and session.name in invited.targets:
+            check_rated(session, invited.spec)  # a rated challenge is accepted by people
         challenge = self.lobby.accept(msg["challenge_id"], session)
         conn.protocol.reply(msg, {"type": "ok"})
         conn.flush()
@@ -1136,11 +1182,17 @@ class ArenaServer:
         period as any disconnected seat's). Returns how many sessions there were."""
         sessions = self.sessions.of_account(name)
         for gone in sessions:
-            gone.autoplay = None
-            self.sessions.forget(gone)
-            if gone.connection is not None:
-                gone.connection.drop(CLOSE_POLICY_VIOLATION, why)
+            self.close_session(gone, why)
         return len(sessions)
+
+    def close_session(self, session: Session, why: str,
+                      code: int = CLOSE_POLICY_VIOLATION) -> None:
+        """Forget ``session`` now and close its connection with ``code`` (its offers are
+        withdrawn; its seats in live matches forfeit after the grace period)."""
+        session.autoplay = None
+        self.sessions.forget(session)
+        if session.connection is not None:
+            session.connection.drop(code, why)
 
     async def _get_replay(self, conn: Connection, session: Session, msg: dict[str, Any]
                           ) -> None:

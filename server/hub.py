@@ -1,6 +1,6 @@
 """The hub: the narrow interface through which services plug into a server.
 
-A service (the bot ladder today; tournaments next) starts matches, finds them, hears when
+A service (the bot ladder; tournaments) starts matches, finds them, hears when
 they end, answers protocol messages and serves HTTP JSON — through a :class:`Hub`, never
 through the server object. :class:`server.app.ArenaServer` is the hub of one process; a
 node of a cluster or a test may be another. A service is made from a hub (it registers its

@@ -14,14 +14,16 @@ through the runner.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import structlog
 
 from engine.core import Outcome
 from server.audience import Audience
+from server.lobby import MatchSpec
 from server.recorder import MatchRecorder
+from server.render import SeatInfo
 from server.runner import MatchRunner, Outgoing
 from server.sessions import Session
 from server.storage import utc_now
@@ -55,6 +57,12 @@ class LiveMatch:
         self._frozen_state: dict[str, Any] | None = None
         self._seats_json: list[dict[str, Any]] | None = None
         self.log = log.bind(match_id=runner.match_id, game=runner.game.info.name)
+        # The spec it was started from (the server sets it; None for a match resumed after a
+        # restart): a rematch plays the same spec again.
+        self.spec: MatchSpec | None = None
+        # Called once as the match ends, before its match_end is sent: fields to add to
+        # every match_end (a rated match's rating changes, server.people), or None.
+        self.end_fields: Callable[[LiveMatch], Mapping[str, Any] | None] | None = None
         runner.spectated = False  # no spectator yet: no spectators' copy of the events
 
     # ---- what the server and its services read ---------------------------------------------
@@ -90,6 +98,14 @@ class LiveMatch:
 
     def seats_of(self, session: Session) -> list[int]:
         return self.audience.seats_of(session)
+
+    def rename_seat(self, old: SeatInfo, new: SeatInfo) -> None:
+        """Seats held by ``old`` are ``new``'s from now on (a guest's finished match, claimed
+        by the account it signed up as)."""
+        runner = self.runner
+        if old in runner.seats:
+            runner.seats = [new if info == old else info for info in runner.seats]
+            self._seats_json = None
 
     def summary(self) -> dict[str, Any]:
         """Public facts (the protocol's MatchSummary, plus a few more fields)."""
@@ -249,8 +265,13 @@ class LiveMatch:
 
     def _after(self, out: list[Outgoing], ref_for: tuple[Session, Any] | None = None,
                reply: str = "match_start") -> None:
-        self._deliver(out, ref_for, reply)
         runner = self.runner
+        if runner.is_over and self.ended_at is None and self.end_fields is not None:
+            extra = self.end_fields(self) or {}  # (rated: every seat's rating change)
+            for _, message in out if extra else ():
+                if message.get("type") == "match_end":
+                    message.update(extra)
+        self._deliver(out, ref_for, reply)
         self._arm_timer()
         if runner.is_over and self.ended_at is None:
             self._finish()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine import registry
@@ -25,12 +25,16 @@ from server.sessions import AutoplayOffer, Session
 
 
 class LobbyError(Exception):
-    """A request the lobby refuses; ``code`` is the protocol error code."""
+    """A request the lobby refuses; ``code`` is the protocol error code, ``details`` its
+    error's ``details`` and ``retry_after`` (``rate_limited``) its ``retry_after``."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, *, retry_after: float | None = None,
+                 **details: Any) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.retry_after = retry_after
+        self.details = details
 
 
 @dataclass(frozen=True)
@@ -39,17 +43,22 @@ class MatchSpec:
     options: Mapping[str, Any]
     clock: Clock | None
     num_seats: int
+    rated: bool = False
+    """Rated for people (:mod:`server.people`): a rated seek pairs with rated seeks only."""
 
     @property
     def key(self) -> str:
         clock = None if self.clock is None else self.clock.to_json()
-        return canonical_json([self.game, dict(self.options), clock, self.num_seats])
+        key: list[Any] = [self.game, dict(self.options), clock, self.num_seats]
+        return canonical_json([*key, "rated"] if self.rated else key)
 
     @classmethod
-    def parse(cls, game: Any, options: Any = None, clock: Any = None, seats: Any = None
-              ) -> MatchSpec:
+    def parse(cls, game: Any, options: Any = None, clock: Any = None, seats: Any = None,
+              rated: Any = False) -> MatchSpec:
         """Check a client's match request; raises :class:`LobbyError` (``not_found`` for an
-        unknown game, ``bad_request`` for bad options, clock or seat count)."""
+        unknown game, ``bad_request`` for bad options, clock, seat count or ``rated``)."""
+        if not isinstance(rated, bool):
+            raise LobbyError("bad_request", "rated is true or false")
         try:
             engine_game = registry.get(str(game))
         except KeyError:
@@ -68,7 +77,7 @@ class MatchSpec:
         if not isinstance(num, int) or not info.min_seats <= num <= info.max_seats:
             raise LobbyError("bad_request", f"{info.name} takes {info.min_seats}-"
                                             f"{info.max_seats} seats, not {seats}")
-        return cls(info.name, normalized, parsed_clock, num)
+        return cls(info.name, normalized, parsed_clock, num, rated)
 
 
 @dataclass(eq=False)
@@ -152,7 +161,7 @@ class Lobby:
             if not game.min_seats <= len(names) + 1 <= game.max_seats:
                 raise LobbyError("bad_request", f"{game.name} takes {game.min_seats}-"
                                                 f"{game.max_seats} seats")
-            spec = MatchSpec(spec.game, spec.options, spec.clock, len(names) + 1)
+            spec = replace(spec, num_seats=len(names) + 1)
         challenge = Challenge(secrets.token_hex(8), challenger, names, spec)
         self.challenges[challenge.challenge_id] = challenge
         return challenge

@@ -46,7 +46,7 @@ IO_MODULES = {"asyncio", "websockets", "sqlite3", "socket", "selectors", "ssl", 
               "subprocess", "multiprocessing", "http", "urllib", "queue", "aiohttp",
               "asyncpg", "redis"}
 SERVER_SANS_IO = ("audience", "clocks", "games", "ladder_book", "lobby", "ratings", "render",
-                  "runner", "scheduler", "sessions")
+                  "runner", "scheduler", "sessions", "tournaments")
 """Modules of ``server/`` that decide without doing I/O (DESIGN.md's sans-I/O core): they may
 import each other, ``engine/``, ``protocol/`` and pure libraries, never I/O."""
 

@@ -2,9 +2,9 @@
 
 This is the composition root (DESIGN.md): the one place that wires every layer together.
 Subcommands that compose layers (``run`` starts house bots, ``bench``, ``check-bot``,
-``golden``, ``bot``, ``ladder``) live in ``tools/commands/``; the server's own commands, which
-need nothing but ``server/`` and ``engine/`` (``serve``, ``account``, ``replay``, ``play``),
-live in ``server/commands/``.
+``golden``, ``bot``, ``ladder``, ``tournament``) live in ``tools/commands/``; the server's own
+commands, which need nothing but ``server/`` and ``engine/`` (``serve``, ``account``,
+``replay``, ``play``), live in ``server/commands/``.
 
 A subcommand module that fails to import is reported as unavailable when chosen; it does not
 take the other subcommands down.
@@ -29,6 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "account": ("server.commands.account", "create or list accounts (bearer tokens)"),
     "bot": ("tools.commands.bot", "connect a bot (random, …) to a server and play"),
     "ladder": ("tools.commands.ladder", "the bot ladder: run with house bots, show, rerate"),
+    "tournament": ("tools.commands.tournament",
+                   "tournaments on a running server: create, join, start, show, list"),
     "tune": ("tools.commands.tune", "tune a bot by self-play (barca: SPSA weights; boundary: "
                                      "the adaptive agent's counter table)"),
     "check-bot": ("tools.commands.check_bot",

@@ -24,6 +24,18 @@ any bot. Modules:
 * ``generic.js`` — any other game: the view as a readable tree, legal actions as buttons;
 * ``replay.js`` — stepping through a finished match, drawn from the replay's per-step views;
 * ``ladder.js`` — leaderboard and rating-history chart;
+* ``tournament.js`` — the tournaments: a list with a form to create one, and one tournament's
+  standings, crosstable and rounds, redrawn from each ``tournament`` message pushed
+  (PROTOCOL.md section 18);
+* ``extras.js`` — beside a match's board: ``chat.js`` (the players' or spectators' chat, lines
+  as text, mute) and ``rematch.js`` (offer, accept or decline a rematch once it is over);
+* ``seekform.js`` — the lobby's time controls (presets and a custom bank + increment) and
+  the game's options; ``results.js`` — who won a finished match and how, for the lists;
+* ``account.js`` — the account page: sign up, sign in and out, change the password, and the
+  person's bots with their tokens (PROTOCOL.md section 16);
+* ``profile.js`` — ratings for people: profile pages (ratings, rating history, recent
+  matches), a game's leaderboard of people, the seek and challenge forms' "Rated" box, a
+  rated match's rating changes, names linked to profiles (PROTOCOL.md section 17);
 * ``dom.js`` — small DOM helpers.
 
 Tests: ``tests/web`` (real Chromium through Playwright).

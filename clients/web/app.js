@@ -7,6 +7,9 @@
 //   #/m/<id>      a match: your seat if you hold one, otherwise spectating (public view)
 //   #/replay/<id> a finished match, step by step
 //   #/ladder/<g>  a game's ladder: leaderboard and rating history
+//   #/people/<g>  a game's leaderboard of people (rated play)
+//   #/player/<n>  a person's profile: ratings, rating history, recent matches
+//   #/tournaments  tournaments (and a form to create one); #/tournament/<id>: one, live
 // No build step: the browser loads these ES modules as they are.
 //
 // Boards come from the registry of game modules (games.js) by the match's game name; every
@@ -18,6 +21,12 @@ import { h, clear, toast, formatWhen } from "./dom.js";
 import { gameModule } from "./games.js";
 import { ReplayView } from "./replay.js";
 import { LadderView } from "./ladder.js";
+import { TournamentsView } from "./tournament.js";
+import { AccountView } from "./account.js";
+import { TableExtras } from "./extras.js";
+import { resultText } from "./results.js";
+import { PeopleBoardView, ProfileView, playerLink, ratedField, ratingChanges } from "./profile.js";
+import { DEFAULT_PRESET, clockFields, clockOf, optionFields, optionsOf } from "./seekform.js";
 
 /** House bots as `arena run` names their accounts (house-<bot>-<n>): `play_bot.bot` takes an
  *  account name. "Server's choice" sends no name (the game's strongest available bot). */
@@ -53,15 +62,6 @@ export const HOUSE_BOTS = {
   ],
 };
 
-const CLOCKS = [
-  { label: "1 min + 1 s", clock: { initial_ms: 60000, increment_ms: 1000 } },
-  { label: "3 min + 2 s", clock: { initial_ms: 180000, increment_ms: 2000 } },
-  { label: "5 min + 3 s", clock: { initial_ms: 300000, increment_ms: 3000 } },
-  { label: "10 min + 5 s", clock: { initial_ms: 600000, increment_ms: 5000 } },
-  { label: "30 min + 10 s", clock: { initial_ms: 1800000, increment_ms: 10000 } },
-  { label: "untimed", clock: null },
-];
-const DEFAULT_CLOCK = 2;
 
 const app = {
   conn: new ArenaConnection(wsUrl(), { views: true }),
@@ -72,8 +72,8 @@ const app = {
   sent: new Map(),        // outgoing: challenge_id -> {to, game}
   seeks: new Map(),       // seek_id -> {game}
   page: null,             // {name, destroy()}
-  lobbyForm: { game: "battleline", mode: "bot", bot: "", clock: DEFAULT_CLOCK, seat: "0",
-               claim_timing: "start", accounts: "" },
+  lobbyForm: { game: "battleline", mode: "bot", bot: "", clock: DEFAULT_PRESET, seat: "0",
+               accounts: "" },
 };
 window.arenaApp = app; // for the browser console; nothing depends on it
 
@@ -95,13 +95,29 @@ async function signIn(identity, remember = false) {
   if (remember && identity.token) localStorage.setItem(IDENTITY_KEY, JSON.stringify({ token: identity.token }));
   else if (identity.name !== undefined) localStorage.setItem(IDENTITY_KEY, JSON.stringify({ name: identity.name }));
   else localStorage.removeItem(IDENTITY_KEY);
-  for (const record of app.matches.values()) record.board.destroy?.();
+  for (const record of app.matches.values()) dropRecord(record);
   app.matches.clear();
   app.challenges.clear();
   app.sent.clear();
   app.seeks.clear();
   const welcome = await app.conn.open(identity);
   return welcome;
+}
+
+/** A guest signed up or in (PROTOCOL.md section 16): the session is the account's now, and
+ *  this browser says hello with the login token next time. */
+function signedIn(reply) {
+  localStorage.setItem(IDENTITY_KEY, JSON.stringify({ token: reply.login_token }));
+  app.conn.setIdentity({ token: reply.login_token });
+  app.welcome = { ...app.welcome, account: reply.account };
+  renderHeader();
+}
+
+/** Revoke this browser's login token (the server closes the session), then go on as a guest. */
+async function signOut() {
+  await app.conn.ask({ type: "sign_out" });
+  localStorage.removeItem(IDENTITY_KEY);
+  await signIn({ name: "guest" });
 }
 
 async function boot() {
@@ -187,7 +203,14 @@ function newBoard(msg, spectating) {
       .catch((err) => toast(err.message, "error")),
   };
   const board = new (gameModule(msg.game).Board)(root, opts);
-  return { start: msg, board, root, spectating };
+  const extras = new TableExtras(app.conn, msg, { spectating, me: app.welcome?.account?.name });
+  return { start: msg, board, root, spectating, extras };
+}
+
+/** A match's record is let go: its board and what sits beside it stop listening. */
+function dropRecord(record) {
+  record.board.destroy?.();
+  record.extras.destroy();
 }
 
 function onMatchStart(msg) {
@@ -211,6 +234,7 @@ function onMatchEnd(msg) {
   if (!record) return;
   record.ended = msg;
   record.board.onEnd(msg);
+  record.extras.ended();
   if (app.page?.name === "lobby") refreshLobby();
 }
 
@@ -240,7 +264,12 @@ function renderHeader() {
     h("nav", {},
       link("#/", "Lobby", (x) => x === "#/" || x === "#" || x === ""),
       link("#/matches", "Matches", (x) => x.startsWith("#/matches") || x.startsWith("#/m/") || x.startsWith("#/replay")),
-      link("#/ladder", "Ladder", (x) => x.startsWith("#/ladder"))),
+      link("#/ladder", "Ladder", (x) => x.startsWith("#/ladder")),
+      link("#/people", "Ratings", (x) => x.startsWith("#/people")),
+      link("#/tournaments", "Tournaments", (x) => x.startsWith("#/tournament")),
+      account && account.kind !== "guest"
+        ? link(`#/player/${encodeURIComponent(account.name)}`, "Profile", (x) => x.startsWith("#/player/")) : null,
+      link("#/account", "Account", (x) => x.startsWith("#/account"))),
     h("div", { class: "who" },
       h("span", { class: ["status-dot", `status-${app.conn.status}`], title: `connection: ${app.conn.status}` }),
       account ? h("span", { id: "whoami", dataset: { kind: account.kind } }, account.name,
@@ -263,6 +292,15 @@ function route() {
   else if (parts[0] === "replay" && parts[1]) showReplay(main, decodeURIComponent(parts[1]));
   else if (parts[0] === "ladder") showLadder(main, parts[1] ? decodeURIComponent(parts[1]) : null);
   else if (parts[0] === "matches") showMatches(main);
+  else if (parts[0] === "player" && parts[1]) showPage(main, "profile", (root) =>
+    new ProfileView(root, app.conn, decodeURIComponent(parts[1]), { gameTitle, games: app.games }));
+  else if (parts[0] === "people") showPage(main, "people", (root) =>
+    new PeopleBoardView(root, app.conn, parts[1] ? decodeURIComponent(parts[1]) : app.games[0]?.name || "battleline",
+                        { games: app.games }));
+  else if (parts[0] === "tournaments" || (parts[0] === "tournament" && parts[1])) showPage(main, "tournament", (root) =>
+    new TournamentsView(root, app.conn, parts[1] ? decodeURIComponent(parts[1]) : null,
+                        { games: app.games, me: app.welcome?.account }));
+  else if (parts[0] === "account") showAccount(main);
   else showLobby(main);
 }
 
@@ -284,8 +322,9 @@ function showMatch(main, matchId) {
       h("a", { href: "#/", class: "button subtle" }, "Lobby"),
       record.ended || record.start.status !== "live"
         ? h("a", { href: `#/replay/${matchId}`, class: "button subtle", dataset: { action: "open-replay" } }, "Replay") : null,
+      record.ended?.ratings ? ratingChanges(record.ended.ratings) : null,
     ].filter(Boolean));
-    clear(frame).appendChild(record.root);
+    clear(frame).append(record.root, record.extras.root);
     page.tick = () => record.board.tick();
   };
 
@@ -317,10 +356,10 @@ function showMatch(main, matchId) {
     if (current?.spectating) {
       // Stop watching: the server stops sending its events.
       app.conn.ask({ type: "leave", match_id: matchId }).catch(() => {});
-      current.board.destroy?.();
+      dropRecord(current);
       app.matches.delete(matchId);
     } else if (current?.ended) {
-      current.board.destroy?.();
+      dropRecord(current);
       app.matches.delete(matchId);
     }
   };
@@ -329,8 +368,25 @@ function showMatch(main, matchId) {
 function showReplay(main, matchId) {
   const root = h("div", { class: "replay-page" });
   main.appendChild(root);
-  const view = new ReplayView(root, app.conn, matchId, { gameTitle });
+  const view = new ReplayView(root, app.conn, matchId, { gameTitle, me: app.welcome?.account?.name });
   app.page = { name: "replay", destroy: () => view.destroy() };
+  view.load();
+}
+
+function showAccount(main) {
+  const root = h("div", { class: "account-page" });
+  main.appendChild(root);
+  const view = new AccountView(root, app.conn, { account: () => app.welcome?.account, signedIn, signOut });
+  app.page = { name: "account", destroy: () => view.destroy() };
+  view.load();
+}
+
+/** A page made by a view with load() and destroy() (profiles, people's leaderboards). */
+function showPage(main, name, make) {
+  const root = h("div", { class: `${name}-page` });
+  main.appendChild(root);
+  const view = make(root);
+  app.page = { name, destroy: () => view.destroy() };
   view.load();
 }
 
@@ -350,17 +406,16 @@ function matchRows(matches, { compact = false } = {}) {
   const mine = app.welcome?.account?.name;
   return h("table", { class: "list matches-table" },
     h("thead", {}, h("tr", {}, h("th", {}, "Game"), h("th", {}, "Players"), h("th", {}, "Moves"),
-                     compact ? null : h("th", {}, "Started"), h("th", {}, "Status"), h("th", {}, ""))),
+                     compact ? null : h("th", {}, "Started"), h("th", {}, "Result"), h("th", {}, ""))),
     h("tbody", {}, matches.map((m) => {
       const live = m.status === "live";
       const seated = m.seats.some((s) => s.name === mine) && app.matches.has(m.match_id);
-      const outcome = m.outcome ? m.outcome.ranks.map((r) => (r === 0 ? "★" : "·")).join("") : "";
       return h("tr", { dataset: { matchId: m.match_id, status: m.status } },
         h("td", {}, gameTitle(m.game)),
-        h("td", { class: "players" }, m.seats.map((s) => h("span", { class: ["player", `kind-${s.kind}`], title: s.kind }, s.name))),
+        h("td", { class: "players" }, m.seats.map((s) => playerLink(s.name, s.kind))),
         h("td", { class: "num" }, String(m.moves)),
         compact ? null : h("td", { class: "muted" }, formatWhen(m.started_at)),
-        h("td", {}, live ? h("span", { class: "live-badge" }, "live") : h("span", { class: "muted" }, `${(m.outcome?.reason || "over").replace(/_/g, " ")} ${outcome}`)),
+        h("td", { class: "result" }, live ? h("span", { class: "live-badge" }, "live") : h("span", { class: "result-text", dataset: { result: m.outcome?.reason || "" } }, resultText(m))),
         h("td", { class: "row-actions" },
           live ? h("a", { href: `#/m/${m.match_id}`, class: "button small", dataset: { action: seated ? "open" : "watch" } }, seated ? "Open" : "Watch")
                : h("a", { href: `#/replay/${m.match_id}`, class: "button small", dataset: { action: "replay" } }, "Replay")));
@@ -473,7 +528,9 @@ function renderIdentity() {
         h("label", {}, "Token", tokenInput),
         h("label", { class: "check" }, remember, "remember on this browser"),
         h("button", { type: "submit", dataset: { action: "token" } }, "Sign in"))),
-    h("p", { class: "hint" }, "Accounts and tokens come from the server's operator: ", h("code", {}, "arena account create NAME"), "."));
+    account?.kind === "guest" ? h("p", {}, h("a", { href: "#/account", id: "account-link", class: "button" }, "Sign up or sign in with a password")) : null,
+    h("p", { class: "hint" }, "Bots' tokens: make them on your ", h("a", { href: "#/account" }, "account page"),
+      " or with ", h("code", {}, "arena account create NAME"), "."));
 }
 
 function renderPlay() {
@@ -502,15 +559,8 @@ function renderPlay() {
       h("input", { id: "challenge-accounts", type: "text", value: form.accounts, placeholder: others > 1 ? "ann, bob" : "ann",
                    oninput: (e) => { form.accounts = e.target.value; } })));
   }
-  fields.push(h("label", {}, "Clock",
-    h("select", { id: "play-clock", onchange: (e) => { form.clock = Number(e.target.value); } },
-      CLOCKS.map((c, i) => h("option", { value: String(i), selected: i === Number(form.clock) }, c.label)))));
-  if (game.name === "battleline") {
-    fields.push(h("label", {}, "Claims",
-      h("select", { id: "play-claims", onchange: set("claim_timing") },
-        h("option", { value: "start", selected: form.claim_timing === "start" }, "at the start of your turn"),
-        h("option", { value: "after_play", selected: form.claim_timing === "after_play" }, "after your play"))));
-  }
+  fields.push(...clockFields(form, refreshLobby), ...optionFields(game, form));
+  if (form.mode !== "bot") fields.push(ratedField(form, app.welcome?.account));
   const go = { bot: "Play", seek: "Find an opponent", challenge: "Send challenge" }[form.mode];
   const seeking = [...app.seeks.entries()];
   return h("section", { class: "card play" },
@@ -529,13 +579,13 @@ function renderPlay() {
 }
 
 function optionsFor(game) {
-  return game.name === "battleline" ? { claim_timing: app.lobbyForm.claim_timing } : {};
+  return optionsOf(game, app.lobbyForm);
 }
 
 async function startPlay(game) {
   const form = app.lobbyForm;
-  const clock = CLOCKS[Number(form.clock)]?.clock ?? null;
   try {
+    const clock = clockOf(form);
     if (form.mode === "bot") {
       const seat = form.seat === "random" ? Math.floor(Math.random() * game.min_seats) : Number(form.seat);
       const msg = { type: "play_bot", game: game.name, options: optionsFor(game), clock, seat };
@@ -543,12 +593,14 @@ async function startPlay(game) {
       const start = await app.conn.ask(msg);
       window.location.hash = `#/m/${start.match_id}`;
     } else if (form.mode === "seek") {
-      const reply = await app.conn.ask({ type: "seek", game: game.name, options: optionsFor(game), clock, seats: game.min_seats });
+      const reply = await app.conn.ask({ type: "seek", game: game.name, options: optionsFor(game), clock, seats: game.min_seats,
+                                         ...(form.rated ? { rated: true } : {}) });
       app.seeks.set(reply.seek_id, { game: game.name });
       refreshLobby();
     } else {
       const accounts = form.accounts.split(",").map((x) => x.trim()).filter(Boolean);
-      const reply = await app.conn.ask({ type: "challenge", game: game.name, accounts, options: optionsFor(game), clock });
+      const reply = await app.conn.ask({ type: "challenge", game: game.name, accounts, options: optionsFor(game), clock,
+                                         ...(form.rated ? { rated: true } : {}) });
       app.sent.set(reply.challenge_id, { to: accounts, game: game.name });
       toast(`Challenge sent to ${accounts.join(", ")}`);
       refreshLobby();
@@ -587,7 +639,7 @@ function renderChallenges() {
   return h("section", { class: "card challenges" }, h("h2", {}, "Challenges"),
     incoming.map((c) => h("div", { class: "challenge-row", dataset: { challengeId: c.challenge_id } },
       h("span", {}, h("strong", {}, c.from), ` invites you to ${gameTitle(c.game)}`,
-        ` (${clockLabel(c.clock)})`),
+        ` (${clockLabel(c.clock)}${c.rated ? ", rated" : ""})`),
       h("button", { type: "button", class: "primary", dataset: { action: "accept" }, onclick: () => answerChallenge(c, true) }, "Accept"),
       h("button", { type: "button", class: "subtle", dataset: { action: "decline" }, onclick: () => answerChallenge(c, false) }, "Decline"))),
     outgoing.map(([id, c]) => h("div", { class: "challenge-row outgoing", dataset: { challengeId: id } },

@@ -159,6 +159,12 @@ export class ArenaConnection {
     }, delay);
   }
 
+  /** Who to be from now on when a resume is refused on a reconnect (a guest that signed up
+   *  or in is the account now: {token: its login token}). */
+  setIdentity(identity) {
+    this._hello = { ...identity };
+  }
+
   close() {
     this._closedByUs = true;
     clearTimeout(this._timer);

@@ -6,13 +6,21 @@
 // Battle Line viewer shows both hands). Each position is drawn from those views by the game's
 // own board (games.js); nothing is recomputed here. A live match is watched, not replayed:
 // the viewer sends you there.
+//
+// It opens on the first position after the deal (the steps of chance that open a match — a
+// Battle Line deal, a Boundary layout — are skipped; Home comes back there, ← still shows the
+// positions before), and it is drawn as you saw it live: from your own seat if you played the
+// match, else as a spectator sees it. ←/→ step, Home/End jump.
 
 import { h, clear } from "./dom.js";
 import { gameModule } from "./games.js";
 
 export class ReplayView {
-  constructor(root, conn, matchId, { gameTitle = (g) => g } = {}) {
+  /** `me`: this session's account name (a replay of your own match is drawn from your seat). */
+  constructor(root, conn, matchId, { gameTitle = (g) => g, me = null } = {}) {
     this.root = root;
+    this.me = me;
+    this.opening = 0;        // the first position after the deal
     this.conn = conn;
     this.matchId = matchId;
     this.gameTitle = gameTitle;
@@ -25,7 +33,7 @@ export class ReplayView {
       if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
       if (e.key === "ArrowRight") this.go(this.index + 1);
       else if (e.key === "ArrowLeft") this.go(this.index - 1);
-      else if (e.key === "Home") this.go(0);
+      else if (e.key === "Home") this.go(this.opening);
       else if (e.key === "End") this.go(this.frames.length - 1);
     };
     document.addEventListener("keydown", this._keys);
@@ -56,14 +64,17 @@ export class ReplayView {
     this.replay = replay;
     this.game = gameModule(replay.game);
     this.frames = replayFrames(replay, this.game);
+    this.opening = dealtIndex(replay);
     this.layout();
-    this.go(0);
+    this.go(this.opening);
   }
 
   layout() {
     const replay = this.replay;
     const boardRoot = h("div", { class: "board-root" });
-    this.board = new this.game.Board(boardRoot, { game: replay.game, seats: replay.seats, me: null, replay: true });
+    const mine = replay.seats.find((s) => s.name === this.me);
+    this.board = new this.game.Board(boardRoot, { game: replay.game, seats: replay.seats, me: null,
+                                                  pov: mine ? mine.seat : null, replay: true });
     this.slider = h("input", { type: "range", min: 0, max: this.frames.length - 1, value: 0, id: "replay-slider",
                                "aria-label": "step", oninput: (e) => this.go(Number(e.target.value)) });
     this.counter = h("span", { class: "step-counter", id: "replay-step" });
@@ -79,7 +90,7 @@ export class ReplayView {
         h("span", { class: "outcome-tag", dataset: { outcome: outcome?.reason || "" } }, outcomeText),
         h("span", { class: "match-id" }, `match ${this.matchId}`)),
       h("div", { class: "replay-controls", role: "toolbar", "aria-label": "replay controls" },
-        button("first", "⇤", "first step (Home)", () => this.go(0)),
+        button("first", "⇤", "first position after the deal (Home)", () => this.go(this.opening)),
         button("prev", "◀", "step back (←)", () => this.go(this.index - 1)),
         this.playButton,
         button("next", "▶", "step forward (→)", () => this.go(this.index + 1)),
@@ -96,7 +107,7 @@ export class ReplayView {
       this.playButton.textContent = "▶ Play";
       return;
     }
-    if (this.index >= this.frames.length - 1) this.go(0);
+    if (this.index >= this.frames.length - 1) this.go(this.opening);
     this.playButton.textContent = "❚❚ Pause";
     this.playing = setInterval(() => {
       if (this.index >= this.frames.length - 1) this.togglePlay();
@@ -118,6 +129,18 @@ export class ReplayView {
   }
 }
 
+/** The frame of the first position after the deal: past every opening step that is chance
+ *  alone (a step's `actions` name only "chance"). */
+export function dealtIndex(replay) {
+  let index = 0;
+  for (const step of replay.steps) {
+    const actors = Object.keys(step.actions || {});
+    if (!actors.length || actors.some((who) => who !== "chance")) break;
+    index += 1;
+  }
+  return Math.min(index, replay.steps.length);
+}
+
 /** Who acted in a step, for the caption. */
 function actorText(step, seats, seatLabel) {
   const entries = Object.entries(step.actions || {});
@@ -130,7 +153,7 @@ function actorText(step, seats, seatLabel) {
 /** One frame per position: the start, then after each step, with the log so far. */
 function replayFrames(replay, game) {
   const frames = [{ seq: 0, view: replay.start_view, seatViews: replay.start_seat_views,
-                    events: [], lines: [], caption: ["Start"] }];
+                    events: [], lines: [], caption: ["Start (before the deal)"] }];
   let lines = [];
   for (const step of replay.steps) {
     const stepLines = game.eventLines(step.events, replay.seats, null);

@@ -16,6 +16,9 @@ export class MatchTable {
     this.game = opts.game || null;
     this.seats = opts.seats || [];
     this.me = opts.me ?? null;
+    // The seat the table is drawn from when the viewer holds none (a replay of a match the
+    // viewer played: drawn as it was live); null: as a spectator sees it.
+    this.pov = opts.pov ?? null;
     this.sendAction = opts.send || null;
     this.resign = opts.resign || null;
     this.replay = Boolean(opts.replay);
@@ -35,6 +38,11 @@ export class MatchTable {
   }
 
   destroy() {}
+
+  /** The seat whose side is drawn nearest the viewer: your own, or the replay's `pov`. */
+  get nearSeat() {
+    return this.me ?? this.pov;
+  }
 
   copyView(view) {
     return JSON.parse(JSON.stringify(view));

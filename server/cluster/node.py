@@ -53,6 +53,7 @@ from redis.exceptions import ResponseError
 from protocol import EncodedMessage, encode, error_message
 from server.cluster.bus import Bus, Op
 from server.lobby import LobbyError, MatchSpec
+from server.people import check_rated
 from server.resume import resume_match
 from server.sessions import AutoplayOffer, Session
 from server.storage import token_hash
@@ -580,6 +581,7 @@ class ClusterNode:
         _, entry = self._extras.pop(match_id, ([], None))
         job = {"m": match_id, "game": spec.game, "options": dict(spec.options),
                "clock": None if spec.clock is None else spec.clock.to_json(),
+               "rated": spec.rated,
                "seats": [self.info_of(s) for s in live.seating], "by": self.node_id,
                "local": True, "epoch": 0}
         self._spawn(self._register(match_id, job, [s.resume_hash for s in live.seating],
@@ -681,7 +683,8 @@ class ClusterNode:
                 self.jobs[match_id] = (stream, entry_id)
                 self._resume(row, job)
                 return
-        spec = MatchSpec.parse(job["game"], job["options"], job["clock"], len(job["seats"]))
+        spec = MatchSpec.parse(job["game"], job["options"], job["clock"], len(job["seats"]),
+                               job.get("rated", False))
         self.host_match(spec, job["seats"], match_id=match_id, entry=(stream, entry_id))
 
     def _resume(self, row: Any, job: dict[str, Any]) -> None:
@@ -923,7 +926,8 @@ class ClusterNode:
     async def seek(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
         """A seek that pairs with seekers on any node (first come, first served)."""
         spec = MatchSpec.parse(msg["game"], msg.get("options"), msg.get("clock"),
-                               msg.get("seats"))
+                               msg.get("seats"), msg.get("rated", False))
+        check_rated(session, spec)
         seek_id = secrets.token_hex(8)
         mine = {**session_info(session, self.node_id), "s": seek_id}
         entry = orjson.dumps(mine)
@@ -956,6 +960,7 @@ class ClusterNode:
             return
         job = {"m": secrets.token_hex(8), "game": spec.game, "options": dict(spec.options),
                "clock": None if spec.clock is None else spec.clock.to_json(),
+               "rated": spec.rated,
                "seats": infos, "by": self.node_id, "epoch": 0}
         await self.r.xadd(self.stream(host), {"job": msgpack.packb(job)})
 

@@ -1,13 +1,16 @@
 """``arena account``: create accounts (prints the bearer token once), list them, revoke their
 tokens, ban and unban them.
 
-    arena account create NAME --kind bot|human|admin [--db FILE|URL]
+    arena account create NAME --kind bot|human|admin [--owner PERSON] [--db FILE|URL]
     arena account list [--db FILE|URL]
     arena account revoke NAME [--new-token] [--db FILE|URL]
     arena account ban NAME [--db FILE|URL]
     arena account unban NAME [--db FILE|URL]
 
-Names starting ``house-`` are refused: they are the house bots' (``arena run`` makes them).
+Names starting ``house-`` are refused: they are the house bots' (``arena run`` makes them),
+and so is a name that reads as an existing account's (case, width and dashes aside).
+``--owner``: a bot made for a person, who may then rotate and revoke its token from the web
+client's account page too (PROTOCOL.md section 16); ``list`` shows each bot's owner.
 ``revoke`` leaves the account with no working token (``--new-token``: and prints a new one);
 ``ban`` keeps it from logging in until ``unban``. These write the server's store (``--db``:
 its SQLite file or its ``postgresql://`` URL, as given to ``arena serve``); a running server
@@ -34,6 +37,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     create.add_argument("name")
     create.add_argument("--kind", choices=("bot", "human", "admin"), required=True,
                         help="admin: may send abort_match and ban_account")
+    create.add_argument("--owner", metavar="PERSON",
+                        help="a bot made for this person's account (its account page "
+                             "manages the bot's token too)")
     sub.add_parser("list", help="list accounts")
     revoke = sub.add_parser("revoke", help="invalidate an account's token")
     revoke.add_argument("name")
@@ -50,7 +56,7 @@ def _change(store: Store, args: argparse.Namespace) -> str:
     """Apply ``create``/``revoke``/``ban``/``unban``; what to print."""
     name = args.name
     if args.account_command == "create":
-        token = store.create_account(name, args.kind)
+        token = store.create_account(name, args.kind, owner=args.owner)
         return f"created {args.kind} account {name!r}; its token (shown only once):\n{token}"
     if args.account_command == "revoke":
         if args.new_token:
@@ -72,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
         if args.account_command == "list":
             for account in store.list_accounts():
                 print(f"{account.name:<24} {account.kind:<6} {account.created_at}"
-                      f"{'  banned' if account.banned else ''}")
+                      f"{'  banned' if account.banned else ''}"
+                      f"{f'  owner {account.owner}' if account.owner else ''}")
             return 0
         try:
             print(_change(store, args))

@@ -36,6 +36,7 @@ from server.storage.ladder import LadderMatchRow, LadderStore
 from server.storage.memory import MemoryStore
 from server.storage.postgres import PostgresStore, is_postgres_url, redact
 from server.storage.sqlite import SqliteStore
+from server.storage.tournaments import TournamentStore
 
 
 def open_store(db: str) -> Store:
@@ -57,5 +58,5 @@ __all__ = [
     "ACCOUNT_KINDS", "HOUSE_PREFIX", "MATCH_STATUSES", "Account", "LadderMatchRow",
     "LadderStore", "MatchRow", "MemoryStore", "PostgresStore", "SqliteStore", "Store",
     "StoreError", "describe_db", "is_reserved_name", "name_key", "new_token", "open_store",
-    "token_hash", "utc_now",
+    "token_hash", "utc_now", "TournamentStore",
 ]

@@ -1,13 +1,17 @@
 """The storage interface: what the server needs from any backend, and the rows it trades in.
 
 :class:`Store` holds accounts and matches and hands out the ladder's sub-store
-(:meth:`Store.ladder`, a :class:`~server.storage.ladder.LadderStore`). Every backend
-implements both and passes the contract suite in ``tests/storage/``.
+(:meth:`Store.ladder`, a :class:`~server.storage.ladder.LadderStore`) and the tournaments'
+(:meth:`Store.tournaments`, a :class:`~server.storage.tournaments.TournamentStore`). Every
+backend implements them all and passes the contract suite in ``tests/storage/``.
 
 Contract:
 
 * Bearer tokens are never stored: an account keeps the SHA-256 of its token
-  (:func:`token_hash`). :meth:`Store.create_account` returns the token once.
+  (:func:`token_hash`). :meth:`Store.create_account` returns the token once. Likewise a
+  person's login tokens (:meth:`Store.create_login`, one per signed-in browser), and a
+  password is kept only as the hash :mod:`server.accounts` made of it, which no read but
+  :meth:`Store.password_hash` returns (an :class:`Account` never carries it).
   :meth:`Store.revoke_tokens` leaves an account with no working token;
   :meth:`Store.set_banned` bans or unbans one. ``house-`` names are the house bots' only.
 * Match writes (:meth:`Store.save_match`, :meth:`Store.append_actions`,
@@ -48,6 +52,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from server.storage.ladder import LadderStore
+    from server.storage.person_ratings import PersonRatingsStore
+    from server.storage.tournaments import TournamentStore
 
 ACCOUNT_KINDS = ("human", "bot", "admin")
 MATCH_STATUSES = ("live", "over", "void")
@@ -94,6 +100,9 @@ class Account:
     created_at: str
     banned: bool = False
     """A banned account cannot log in (``hello`` is refused); its data stays."""
+    owner: str | None = None
+    """A bot made by a person (:meth:`Store.create_account` with ``owner``): that person's
+    account name; the person makes and revokes its tokens."""
 
 
 @dataclass
@@ -149,6 +158,17 @@ def check_new_account(name: str, kind: str, house: bool = False) -> None:
                          "that `arena run` makes")
 
 
+def claimed_seats(seats: Sequence[dict[str, Any]], guest: str, name: str
+                  ) -> list[dict[str, Any]] | None:
+    """A match's ``seats`` with the guest ``guest``'s seats given to account ``name`` (see
+    :meth:`Store.claim_matches`), or ``None`` if the guest held none."""
+    if not any(s.get("name") == guest and s.get("kind") == "guest" for s in seats):
+        return None
+    return [{**s, "name": name, "kind": "human"}
+            if s.get("name") == guest and s.get("kind") == "guest" else dict(s)
+            for s in seats]
+
+
 def check_status(status: str) -> None:
     if status not in MATCH_STATUSES:
         raise StoreError(f"unknown match status {status!r}")
@@ -174,16 +194,104 @@ class Store(ABC):
     """What the server needs from storage. Implementations are thread-safe."""
 
     # accounts
-    def create_account(self, name: str, kind: str, *, house: bool = False) -> str:
+    def create_account(self, name: str, kind: str, *, house: bool = False,
+                       owner: str | None = None) -> str:
         """Create an account and return its bearer token (shown once, stored hashed).
-        Raises :class:`StoreError` if the name is taken or invalid, or the kind unknown;
-        a ``house-`` name only with ``house=True`` (a house bot of ``arena run``)."""
+        Raises :class:`StoreError` if the name is taken (by a name that reads the same,
+        :func:`name_key`) or invalid, or the kind unknown; a ``house-`` name only with
+        ``house=True`` (a house bot of ``arena run``). ``owner``: a bot made by that person
+        (an existing account)."""
         check_new_account(name, kind, house)
-        if self.get_account(name) is not None:
-            raise StoreError(f"an account named {name!r} exists already")
+        if owner is not None and (kind != "bot" or self.get_account(owner) is None):
+            raise StoreError("only a bot has an owner, and the owner must be an account")
+        self._check_name_free(name)
         token = new_token()
-        self._add_account(Account(name, kind, utc_now()), token_hash(token))
+        self._add_account(Account(name, kind, utc_now(), owner=owner), token_hash(token))
         return token
+
+    def create_person(self, name: str, password_hash: str) -> Account:
+        """Create a person's account (kind ``human``) that signs in with a password whose
+        hash is ``password_hash``; it has no bearer token. Same name rules as
+        :meth:`create_account`."""
+        check_new_account(name, "human")
+        self._check_name_free(name)
+        account = Account(name, "human", utc_now())
+        # A hash of a token nobody ever saw: no bearer token works for this account.
+        self._add_account(account, "none:" + token_hash(new_token()), password_hash)
+        return account
+
+    def _check_name_free(self, name: str) -> None:
+        if self.get_account(name) is not None or self.similar_account(name) is not None:
+            raise StoreError(f"an account named {name!r} exists already")
+
+    def similar_account(self, name: str) -> Account | None:
+        """The account whose name reads as ``name`` does (:func:`name_key`: case, width
+        and dashes aside), if any."""
+        key = name_key(name)
+        return next((a for a in self.list_accounts() if name_key(a.name) == key), None)
+
+    def password_hash(self, name: str) -> str | None:
+        """The stored password hash of an account (``None``: none set, or no such
+        account). Only for checking a password: never logged or sent."""
+        return self._password_hash(name)
+
+    def set_password_hash(self, name: str, password_hash: str) -> None:
+        """Replace an account's password hash, committed on return. Raises
+        :class:`StoreError` for an unknown account."""
+        if self.get_account(name) is None:
+            raise StoreError(f"no account named {name!r}")
+        self._set_password_hash(name, password_hash)
+
+    def create_login(self, name: str) -> str:
+        """A new login token for account ``name`` (one per signed-in browser; stored hashed,
+        returned once); it works wherever the account's bearer token does
+        (:meth:`account_for_token`). Raises :class:`StoreError` for an unknown account."""
+        if self.get_account(name) is None:
+            raise StoreError(f"no account named {name!r}")
+        token = new_token()
+        self._add_login(name, token_hash(token), utc_now())
+        return token
+
+    def revoke_login(self, hashed_token: str) -> None:
+        """Make the login token with this :func:`token_hash` stop working (sign out);
+        committed on return. Unknown hashes are ignored."""
+        self._delete_logins([hashed_token])
+
+    def revoke_logins(self, name: str, keep: str | None = None) -> list[str]:
+        """Revoke every login token of account ``name`` but the one whose hash is ``keep``;
+        committed on return. Returns the hashes revoked."""
+        gone = [h for h in self._login_hashes(name) if h != keep]
+        self._delete_logins(gone)
+        return gone
+
+    def owned_bots(self, owner: str) -> list[Account]:
+        """The bots whose owner is ``owner``, by name."""
+        return [a for a in self.list_accounts() if a.owner == owner]
+
+    @abstractmethod
+    def claim_matches(self, guest: str, name: str) -> int:
+        """Give the finished matches (``over`` or ``void``) in which the guest ``guest``
+        (its whole name, ``zoe#3f1a``) held a seat to account ``name``: each such seat is
+        then ``{"name": name, "kind": "human"}``. Committed on return; returns how many
+        matches changed."""
+
+    @abstractmethod
+    def _password_hash(self, name: str) -> str | None: ...
+
+    @abstractmethod
+    def _set_password_hash(self, name: str, password_hash: str) -> None:
+        """Committed on return."""
+
+    @abstractmethod
+    def _add_login(self, name: str, hashed_token: str, created_at: str) -> None:
+        """Committed on return."""
+
+    @abstractmethod
+    def _login_hashes(self, name: str) -> list[str]: ...
+
+    @abstractmethod
+    def _delete_logins(self, hashed_tokens: Sequence[str]) -> None:
+        """Committed on return."""
 
     def rotate_token(self, name: str) -> str:
         """Give an existing account a new bearer token (the old one stops working) and
@@ -214,17 +322,19 @@ class Store(ABC):
         """Set an existing account's ban flag, committed on return."""
 
     @abstractmethod
-    def _add_account(self, account: Account, hashed_token: str) -> None:
-        """Store a new account, committed on return (:class:`StoreError` if the name is
-        taken after all)."""
+    def _add_account(self, account: Account, hashed_token: str,
+                     password_hash: str | None = None) -> None:
+        """Store a new account (with its owner, and a password hash if given), committed on
+        return (:class:`StoreError` if the name is taken after all)."""
 
     @abstractmethod
     def _set_token_hash(self, name: str, hashed_token: str) -> None:
         """Replace an account's token hash, committed on return."""
 
     def account_for_token(self, token: str) -> Account | None:
-        """The account whose bearer token this is (``None`` for an unknown token); a banned
-        account is returned too (with ``banned`` set): the caller refuses it."""
+        """The account whose bearer token or login token (:meth:`create_login`) this is
+        (``None`` for an unknown token); a banned account is returned too (with ``banned``
+        set): the caller refuses it."""
         return self._account_by_token_hash(token_hash(token))
 
     def account_for_token_hash(self, hashed_token: str) -> Account | None:
@@ -305,6 +415,16 @@ class Store(ABC):
     def ladder(self) -> LadderStore:
         """The ladder's tables in this store (the same object every call); its writes are
         queued in order with this store's."""
+
+    @abstractmethod
+    def person_ratings(self) -> PersonRatingsStore:
+        """People's ratings per game in this store (:mod:`server.storage.person_ratings`;
+        the same object every call); its writes are queued in order with this store's."""
+
+    @abstractmethod
+    def tournaments(self) -> TournamentStore:
+        """The tournaments' tables in this store (:mod:`server.storage.tournaments`; the
+        same object every call); its writes are queued in order with this store's."""
 
     @abstractmethod
     def check_writable(self) -> None:

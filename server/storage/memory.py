@@ -25,9 +25,12 @@ from server.storage.base import (
     Store,
     StoreError,
     check_status,
+    claimed_seats,
     merge_log,
 )
 from server.storage.ladder import LadderMatchRow, LadderStore, rating_point
+from server.storage.person_ratings import MemoryPersonRatings
+from server.storage.tournaments import MemoryTournamentStore
 
 T = TypeVar("T")
 
@@ -48,10 +51,14 @@ class MemoryStore(Store):
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._accounts: dict[str, tuple[Account, str]] = {}  # name -> (account, token hash)
+        self._passwords: dict[str, str] = {}  # name -> password hash
+        self._logins: dict[str, str] = {}  # login token hash -> account name
         self._matches: dict[str, _Match] = {}
         self._error: StoreError | None = None
         self._closed = False
         self._ladder = MemoryLadderStore(self)
+        self._person_ratings = MemoryPersonRatings(self)
+        self._tournaments = MemoryTournamentStore()
 
     def write(self, change: Callable[[], object]) -> None:
         """Apply ``change`` now, under the lock; an error it raises is reported by the next
@@ -84,18 +91,61 @@ class MemoryStore(Store):
     def ladder(self) -> MemoryLadderStore:
         return self._ladder
 
+    def person_ratings(self) -> MemoryPersonRatings:
+        return self._person_ratings
+
+    def tournaments(self) -> MemoryTournamentStore:
+        return self._tournaments
+
     # ---- accounts --------------------------------------------------------------------------
 
     def _check_open(self) -> None:
         if self._closed:
             raise StoreError("the store is closed")
 
-    def _add_account(self, account: Account, hashed_token: str) -> None:
+    def _add_account(self, account: Account, hashed_token: str,
+                     password_hash: str | None = None) -> None:
         with self._lock:
             self._check_open()
             if account.name in self._accounts:
                 raise StoreError(f"an account named {account.name!r} exists already")
             self._accounts[account.name] = (account, hashed_token)
+            if password_hash is not None:
+                self._passwords[account.name] = password_hash
+
+    def _password_hash(self, name: str) -> str | None:
+        return self.read(lambda: self._passwords.get(name))
+
+    def _set_password_hash(self, name: str, password_hash: str) -> None:
+        with self._lock:
+            self._check_open()
+            self._passwords[name] = password_hash
+
+    def _add_login(self, name: str, hashed_token: str, created_at: str) -> None:
+        with self._lock:
+            self._check_open()
+            self._logins[hashed_token] = name
+
+    def _login_hashes(self, name: str) -> list[str]:
+        return self.read(lambda: [h for h, owner in self._logins.items() if owner == name])
+
+    def _delete_logins(self, hashed_tokens: Sequence[str]) -> None:
+        with self._lock:
+            self._check_open()
+            for hashed in hashed_tokens:
+                self._logins.pop(hashed, None)
+
+    def claim_matches(self, guest: str, name: str) -> int:
+        with self._lock:
+            self._check_open()
+            changed = 0
+            for match in self._matches.values():
+                seats = (claimed_seats(match.row.seats, guest, name)
+                         if match.row.status != "live" else None)
+                if seats is not None:
+                    match.row.seats = seats
+                    changed += 1
+            return changed
 
     def _set_token_hash(self, name: str, hashed_token: str) -> None:
         with self._lock:
@@ -109,8 +159,13 @@ class MemoryStore(Store):
             self._accounts[name] = (replace(account, banned=banned), hashed)
 
     def _account_by_token_hash(self, hashed_token: str) -> Account | None:
-        return self.read(lambda: next((account for account, hashed in self._accounts.values()
-                                       if hashed == hashed_token), None))
+        def query() -> Account | None:
+            login = self._logins.get(hashed_token)
+            if login is not None and login in self._accounts:
+                return self._accounts[login][0]
+            return next((account for account, hashed in self._accounts.values()
+                         if hashed == hashed_token), None)
+        return self.read(query)
 
     def get_account(self, name: str) -> Account | None:
         return self.read(lambda: self._accounts[name][0] if name in self._accounts else None)

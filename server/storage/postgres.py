@@ -38,9 +38,19 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import asyncpg
 
 from protocol.codec import encode_json
-from server.storage.base import Account, MatchRow, Store, StoreError, check_status, merge_log
+from server.storage.base import (
+    Account,
+    MatchRow,
+    Store,
+    StoreError,
+    check_status,
+    claimed_seats,
+    merge_log,
+)
+from server.storage.person_ratings import PostgresPersonRatings
 from server.storage.postgres_ladder import PostgresLadderStore
 from server.storage.postgres_schema import migrate
+from server.storage.tournaments import SqlTournamentStore
 
 T = TypeVar("T")
 
@@ -193,6 +203,8 @@ class PostgresStore(Store):
             self._stop_loop()
             raise
         self._ladder = PostgresLadderStore(self)
+        self._person_ratings = PostgresPersonRatings(self)
+        self._tournaments = SqlTournamentStore(self, self._execute_later, dollar=True)
 
     # ---- the loop's thread -----------------------------------------------------------------
 
@@ -348,6 +360,15 @@ class PostgresStore(Store):
     def ladder(self) -> PostgresLadderStore:
         return self._ladder
 
+    def person_ratings(self) -> PostgresPersonRatings:
+        return self._person_ratings
+
+    def tournaments(self) -> SqlTournamentStore:
+        return self._tournaments
+
+    def _execute_later(self, sql: str, params: tuple[Any, ...]) -> None:
+        self.write_later(lambda conn: conn.execute(sql, *params))
+
     def check_writable(self) -> None:
         probe = _Probe()
         self._put(probe)
@@ -413,12 +434,55 @@ class PostgresStore(Store):
 
     # ---- accounts --------------------------------------------------------------------------
 
-    def _add_account(self, account: Account, hashed_token: str) -> None:
-        args = (account.name, account.kind, hashed_token, account.created_at)
+    def _add_account(self, account: Account, hashed_token: str,
+                     password_hash: str | None = None) -> None:
+        args = (account.name, account.kind, hashed_token, account.created_at, account.owner,
+                password_hash)
         self.write_later(lambda conn: conn.execute(
-            "INSERT INTO accounts (name, kind, token_hash, created_at) VALUES ($1,$2,$3,$4)",
-            *args))
+            "INSERT INTO accounts (name, kind, token_hash, created_at, owner, password_hash) "
+            "VALUES ($1,$2,$3,$4,$5,$6)", *args))
         self.flush()
+
+    def _write_now(self, write: Write) -> None:
+        self.write_later(write)
+        self.flush()
+
+    def _password_hash(self, name: str) -> str | None:
+        rows = self.query("SELECT password_hash FROM accounts WHERE name=$1", (name,))
+        return rows[0][0] if rows else None
+
+    def _set_password_hash(self, name: str, password_hash: str) -> None:
+        self._write_now(lambda conn: conn.execute(
+            "UPDATE accounts SET password_hash=$1 WHERE name=$2", password_hash, name))
+
+    def _add_login(self, name: str, hashed_token: str, created_at: str) -> None:
+        self._write_now(lambda conn: conn.execute(
+            "INSERT INTO logins (token_hash, account, created_at) VALUES ($1,$2,$3)",
+            hashed_token, name, created_at))
+
+    def _login_hashes(self, name: str) -> list[str]:
+        return [h for (h,) in self.query("SELECT token_hash FROM logins WHERE account=$1",
+                                         (name,))]
+
+    def _delete_logins(self, hashed_tokens: Sequence[str]) -> None:
+        gone = list(hashed_tokens)
+        if gone:
+            self._write_now(lambda conn: conn.execute(
+                "DELETE FROM logins WHERE token_hash = ANY($1::text[])", gone))
+
+    def claim_matches(self, guest: str, name: str) -> int:
+        # As SQLite's: LIKE on the guest's hex suffix narrows, claimed_seats decides.
+        changes = []
+        for match_id, seats in self.query(
+                "SELECT id, seats FROM matches WHERE status != 'live' AND seats::text LIKE $1",
+                (f"%{guest.rsplit('#', 1)[-1]}%",)):
+            claimed = claimed_seats(_loads(seats), guest, name)
+            if claimed is not None:
+                changes.append((_dumps(claimed), match_id))
+        if changes:
+            self._write_now(lambda conn: conn.executemany(
+                "UPDATE matches SET seats=$1 WHERE id=$2 AND status != 'live'", changes))
+        return len(changes)
 
     def _set_token_hash(self, name: str, hashed_token: str) -> None:
         self.write_later(lambda conn: conn.execute(
@@ -431,12 +495,15 @@ class PostgresStore(Store):
         self.flush()
 
     def _accounts(self, where: str, args: Iterable[Any] = ()) -> list[Account]:
-        return [Account(name, kind, created_at, bool(banned))
-                for name, kind, created_at, banned in self.query(
-                    f"SELECT name, kind, created_at, banned FROM accounts {where}", args)]
+        return [Account(name, kind, created_at, bool(banned), owner)
+                for name, kind, created_at, banned, owner in self.query(
+                    f"SELECT name, kind, created_at, banned, owner FROM accounts {where}",
+                    args)]
 
     def _account_by_token_hash(self, hashed_token: str) -> Account | None:
-        return next(iter(self._accounts("WHERE token_hash=$1", (hashed_token,))), None)
+        return next(iter(self._accounts(
+            "WHERE token_hash=$1 OR name=(SELECT account FROM logins WHERE token_hash=$1)",
+            (hashed_token,))), None)
 
     def get_account(self, name: str) -> Account | None:
         return next(iter(self._accounts("WHERE name=$1", (name,))), None)

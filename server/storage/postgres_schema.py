@@ -12,12 +12,19 @@ To change the schema, append a :class:`Migration` to :data:`MIGRATIONS`; never e
 that has shipped (databases out there have had it already). Tables (the same as SQLite's,
 :mod:`server.storage.sqlite_schema`):
 
-* ``accounts`` — name, kind, the SHA-256 of the bearer token, creation time, banned;
+* ``accounts`` — name, kind, the SHA-256 of the bearer token, creation time, banned, and
+  (since version 3) a person's password hash and a bot's owner; ``logins`` (version 3) —
+  a person's login tokens, hashed;
 * ``matches`` — one row per match (its log whole once it ended; while live, its
   ``live_state`` for a resume), and ``match_log_chunks`` — a live match's appended log
   entries, one row per run of consecutive entries;
 * ``ladder_entities``, ``ladder_matches`` (the raw results), ``ladder_ratings`` and
-  ``ladder_history`` (derived) — see :mod:`server.storage.ladder`.
+  ``ladder_history`` (derived) — see :mod:`server.storage.ladder`;
+* ``people_matches``, ``people_ratings`` and ``people_history`` (version 5) — people's
+  ratings per game, see :mod:`server.storage.person_ratings`.
+* ``tournaments``, ``tournament_entrants``, ``tournament_pairings`` (version 4) — see
+  :mod:`server.storage.tournaments` (structured values there as JSON text, one set of
+  statements with SQLite).
 
 Logs, options, seats and the other structured values are ``json`` columns: PostgreSQL checks
 that they are JSON but keeps the text as written (key order included, unlike ``jsonb``), so
@@ -33,6 +40,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from server.storage.base import StoreError
+from server.storage.tournaments import POSTGRES_TABLES
 
 MIGRATION_LOCK = 0x41_72_65_6E_61_53_63_68  # "ArenaSch": pg_advisory_xact_lock's key
 """The advisory lock a migrating process holds until its transaction ends (per database)."""
@@ -121,6 +129,17 @@ async def _create_tables(conn: asyncpg.Connection) -> None:
         await conn.execute(statement)
 
 
+async def _add_people(conn: asyncpg.Connection) -> None:
+    # As SQLite's version 5: password hashes, login tokens (hashed), bots' owners.
+    await conn.execute("ALTER TABLE accounts ADD COLUMN password_hash TEXT")
+    await conn.execute('ALTER TABLE accounts ADD COLUMN owner TEXT COLLATE "C"')
+    await conn.execute("""CREATE TABLE logins (
+        token_hash  TEXT PRIMARY KEY,
+        account     TEXT COLLATE "C" NOT NULL,
+        created_at  TEXT COLLATE "C" NOT NULL)""")
+    await conn.execute("CREATE INDEX logins_account ON logins(account)")
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step: ``apply`` takes a database from the version before to this one (inside
@@ -135,11 +154,59 @@ async def _create_fence(conn: asyncpg.Connection) -> None:
                        "id INTEGER PRIMARY KEY CHECK (id = 1), token BIGINT NOT NULL)")
 
 
+async def _add_tournaments(conn: asyncpg.Connection) -> None:
+    # As SQLite's: the tables' definitions are in server/storage/tournaments.py.
+    for statement in POSTGRES_TABLES:
+        await conn.execute(statement)
+
+
+async def _add_person_ratings(conn: asyncpg.Connection) -> None:
+    # As SQLite's: people's ratings per game, their rated matches and history.
+    await conn.execute("""CREATE TABLE people_matches (
+        match_id    TEXT COLLATE "C" PRIMARY KEY,
+        game        TEXT COLLATE "C" NOT NULL,
+        accounts    JSON NOT NULL,
+        status      TEXT NOT NULL,
+        started_at  TEXT COLLATE "C" NOT NULL,
+        ranks       JSON,
+        reason      TEXT,
+        before      JSON,
+        after       JSON,
+        ended_at    TEXT COLLATE "C")""")
+    await conn.execute(
+        "CREATE INDEX people_matches_status ON people_matches (status, started_at)")
+    await conn.execute("""CREATE TABLE people_ratings (
+        account     TEXT COLLATE "C" NOT NULL,
+        game        TEXT COLLATE "C" NOT NULL,
+        mu          DOUBLE PRECISION NOT NULL,
+        sigma       DOUBLE PRECISION NOT NULL,
+        wins        INTEGER NOT NULL,
+        draws       INTEGER NOT NULL,
+        losses      INTEGER NOT NULL,
+        updated_at  TEXT COLLATE "C",
+        PRIMARY KEY (account, game))""")
+    await conn.execute("CREATE INDEX people_ratings_game ON people_ratings (game)")
+    await conn.execute("""CREATE TABLE people_history (
+        account     TEXT COLLATE "C" NOT NULL,
+        game        TEXT COLLATE "C" NOT NULL,
+        match_id    TEXT COLLATE "C" NOT NULL,
+        at          TEXT COLLATE "C" NOT NULL,
+        rank        INTEGER NOT NULL,
+        mu          DOUBLE PRECISION NOT NULL,
+        sigma       DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (account, game, match_id))""")
+    await conn.execute("CREATE INDEX people_history_account ON people_history (account, at)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("1: accounts, matches and their log chunks, the ladder's tables",
               _create_tables),
     Migration("2: the ladder's fencing token (the newest leader of a cluster's ladder)",
               _create_fence),
+    Migration("3: people: password hashes, login tokens, bots' owners", _add_people),
+    Migration("4: tournaments, their entrants and pairings", _add_tournaments),
+    Migration("5: people's ratings per game, their rated matches and history",
+              _add_person_ratings),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version this code writes: migration ``n`` (1-based) takes a database to version

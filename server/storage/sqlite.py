@@ -23,9 +23,19 @@ from pathlib import Path
 from typing import Any
 
 from protocol.codec import encode_json
-from server.storage.base import Account, MatchRow, Store, StoreError, check_status, merge_log
+from server.storage.base import (
+    Account,
+    MatchRow,
+    Store,
+    StoreError,
+    check_status,
+    claimed_seats,
+    merge_log,
+)
+from server.storage.person_ratings import SqlitePersonRatings
 from server.storage.sqlite_ladder import SqliteLadderStore
 from server.storage.sqlite_schema import migrate
+from server.storage.tournaments import SqlTournamentStore
 
 _MATCH_COLUMNS = ("id, game, options, num_seats, seed, seats, clock, start, log, outcome, "
                   "status, moves, created_at, ended_at, live_state")
@@ -89,6 +99,8 @@ class SqliteStore(Store):
         # the file this store checked (check_writable compares against it).
         self._writer_ready.wait()
         self._ladder = SqliteLadderStore(self)
+        self._person_ratings = SqlitePersonRatings(self)
+        self._tournaments = SqlTournamentStore(self, self._execute_later)
 
     def _connect(self, check_same_thread: bool = True, *,
                  autocommit: bool = False) -> sqlite3.Connection:
@@ -169,8 +181,8 @@ class SqliteStore(Store):
                 elif kind == "banned":
                     conn.execute("UPDATE accounts SET banned=? WHERE name=?", params)
                 elif kind == "account":
-                    conn.execute("INSERT INTO accounts (name, kind, token_hash, created_at) "
-                                 "VALUES (?,?,?,?)", params)
+                    conn.execute("INSERT INTO accounts (name, kind, token_hash, created_at, "
+                                 "owner, password_hash) VALUES (?,?,?,?,?,?)", params)
                 elif kind == "call":
                     params(conn)  # a sub-store's write (the ladder's), in queue order
 
@@ -207,6 +219,15 @@ class SqliteStore(Store):
 
     def ladder(self) -> SqliteLadderStore:
         return self._ladder
+
+    def person_ratings(self) -> SqlitePersonRatings:
+        return self._person_ratings
+
+    def tournaments(self) -> SqlTournamentStore:
+        return self._tournaments
+
+    def _execute_later(self, sql: str, params: tuple[Any, ...]) -> None:
+        self.write_later(lambda conn: conn.execute(sql, params))
 
     def _file_id(self) -> tuple[int, int]:
         status = os.stat(self.path)
@@ -248,10 +269,54 @@ class SqliteStore(Store):
 
     # ---- accounts --------------------------------------------------------------------------
 
-    def _add_account(self, account: Account, hashed_token: str) -> None:
+    def _add_account(self, account: Account, hashed_token: str,
+                     password_hash: str | None = None) -> None:
         self._put(("account", account.name,
-                   (account.name, account.kind, hashed_token, account.created_at)))
+                   (account.name, account.kind, hashed_token, account.created_at,
+                    account.owner, password_hash)))
         self.flush()
+
+    def _write_now(self, write: Callable[[sqlite3.Connection], object]) -> None:
+        self.write_later(write)
+        self.flush()
+
+    def _password_hash(self, name: str) -> str | None:
+        rows = self._read("SELECT password_hash FROM accounts WHERE name=?", (name,))
+        return rows[0][0] if rows else None
+
+    def _set_password_hash(self, name: str, password_hash: str) -> None:
+        self._write_now(lambda conn: conn.execute(
+            "UPDATE accounts SET password_hash=? WHERE name=?", (password_hash, name)))
+
+    def _add_login(self, name: str, hashed_token: str, created_at: str) -> None:
+        self._write_now(lambda conn: conn.execute(
+            "INSERT INTO logins (token_hash, account, created_at) VALUES (?,?,?)",
+            (hashed_token, name, created_at)))
+
+    def _login_hashes(self, name: str) -> list[str]:
+        return [h for (h,) in self._read("SELECT token_hash FROM logins WHERE account=?",
+                                         (name,))]
+
+    def _delete_logins(self, hashed_tokens: Sequence[str]) -> None:
+        rows = [(h,) for h in hashed_tokens]
+        if rows:
+            self._write_now(lambda conn: conn.executemany(
+                "DELETE FROM logins WHERE token_hash=?", rows))
+
+    def claim_matches(self, guest: str, name: str) -> int:
+        # The seats column is JSON text: LIKE narrows the rows (on the guest's hex suffix,
+        # which JSON never escapes), claimed_seats decides.
+        changes = []
+        for match_id, seats in self._read(
+                "SELECT id, seats FROM matches WHERE status != 'live' AND seats LIKE ?",
+                (f"%{guest.rsplit('#', 1)[-1]}%",)):
+            claimed = claimed_seats(json.loads(seats), guest, name)
+            if claimed is not None:
+                changes.append((_dumps(claimed), match_id))
+        if changes:
+            self._write_now(lambda conn: conn.executemany(
+                "UPDATE matches SET seats=? WHERE id=? AND status != 'live'", changes))
+        return len(changes)
 
     def _set_token_hash(self, name: str, hashed_token: str) -> None:
         self._put(("token", name, (hashed_token, name)))
@@ -268,12 +333,15 @@ class SqliteStore(Store):
             return self._reader.execute(sql, tuple(params)).fetchall()
 
     def _accounts(self, where: str, params: Iterable[Any] = ()) -> list[Account]:
-        return [Account(name, kind, created_at, bool(banned))
-                for name, kind, created_at, banned in self._read(
-                    f"SELECT name, kind, created_at, banned FROM accounts {where}", params)]
+        return [Account(name, kind, created_at, bool(banned), owner)
+                for name, kind, created_at, banned, owner in self._read(
+                    f"SELECT name, kind, created_at, banned, owner FROM accounts {where}",
+                    params)]
 
     def _account_by_token_hash(self, hashed_token: str) -> Account | None:
-        return next(iter(self._accounts("WHERE token_hash=?", (hashed_token,))), None)
+        return next(iter(self._accounts(
+            "WHERE token_hash=? OR name=(SELECT account FROM logins WHERE token_hash=?)",
+            (hashed_token, hashed_token))), None)
 
     def get_account(self, name: str) -> Account | None:
         return next(iter(self._accounts("WHERE name=?", (name,))), None)

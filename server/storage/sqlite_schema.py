@@ -8,13 +8,18 @@ newer release (it cannot know what that release's tables mean).
 To change the schema, append a :class:`Migration` to :data:`MIGRATIONS`; never edit one
 that has shipped (files out there have had it already). Tables:
 
-* ``accounts`` — name, kind, the SHA-256 of the bearer token, creation time, and (since
-  version 3) whether it is banned;
+* ``accounts`` — name, kind, the SHA-256 of the bearer token, creation time, (since
+  version 3) whether it is banned, and (since version 5) a person's password hash and a
+  bot's owner; ``logins`` (version 5) — a person's login tokens, hashed;
 * ``matches`` — one row per match (its log whole once it ended; while live, since version
   4, its ``live_state`` for a resume), and ``match_log_chunks`` —
   a live match's appended log entries, one row per run of consecutive entries;
 * ``ladder_entities``, ``ladder_matches`` (the raw results), ``ladder_ratings`` and
-  ``ladder_history`` (derived) — see :mod:`server.storage.ladder`.
+  ``ladder_history`` (derived) — see :mod:`server.storage.ladder`;
+* ``tournaments``, ``tournament_entrants``, ``tournament_pairings`` (version 6) — see
+  :mod:`server.storage.tournaments`;
+* ``people_matches``, ``people_ratings`` and ``people_history`` (version 7) —
+  people's ratings per game, see :mod:`server.storage.person_ratings`.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from server.storage.base import StoreError, merge_log
+from server.storage.tournaments import SQLITE_TABLES
 
 _TABLES_BEFORE_VERSIONING = (
     """CREATE TABLE IF NOT EXISTS accounts (
@@ -137,6 +143,63 @@ def _add_live_state(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE matches ADD COLUMN live_state TEXT")
 
 
+def _add_people(conn: sqlite3.Connection) -> None:
+    # People sign in with a password (only its argon2 hash is kept) from several browsers
+    # (one login token each, kept hashed); a bot a person made has that person as owner.
+    conn.execute("ALTER TABLE accounts ADD COLUMN password_hash TEXT")
+    conn.execute("ALTER TABLE accounts ADD COLUMN owner TEXT")
+    conn.execute("""CREATE TABLE logins (
+        token_hash  TEXT PRIMARY KEY,
+        account     TEXT NOT NULL,
+        created_at  TEXT NOT NULL)""")
+    conn.execute("CREATE INDEX logins_account ON logins(account)")
+
+
+def _add_tournaments(conn: sqlite3.Connection) -> None:
+    # Tournaments: their headers, entrants and pairings with results (the tables'
+    # definitions are shared with PostgreSQL: server/storage/tournaments.py).
+    for statement in SQLITE_TABLES:
+        conn.execute(statement)
+
+
+def _add_person_ratings(conn: sqlite3.Connection) -> None:
+    # People's ratings per game (server.storage.person_ratings): the rated matches (live,
+    # then rated or void once), the current ratings, one history point per rated match.
+    conn.execute("""CREATE TABLE people_matches (
+        match_id    TEXT PRIMARY KEY,
+        game        TEXT NOT NULL,
+        accounts    TEXT NOT NULL,
+        status      TEXT NOT NULL,
+        started_at  TEXT NOT NULL,
+        ranks       TEXT,
+        reason      TEXT,
+        before      TEXT,
+        after       TEXT,
+        ended_at    TEXT)""")
+    conn.execute("CREATE INDEX people_matches_status ON people_matches(status, started_at)")
+    conn.execute("""CREATE TABLE people_ratings (
+        account     TEXT NOT NULL,
+        game        TEXT NOT NULL,
+        mu          REAL NOT NULL,
+        sigma       REAL NOT NULL,
+        wins        INTEGER NOT NULL,
+        draws       INTEGER NOT NULL,
+        losses      INTEGER NOT NULL,
+        updated_at  TEXT,
+        PRIMARY KEY (account, game))""")
+    conn.execute("CREATE INDEX people_ratings_game ON people_ratings(game)")
+    conn.execute("""CREATE TABLE people_history (
+        account     TEXT NOT NULL,
+        game        TEXT NOT NULL,
+        match_id    TEXT NOT NULL,
+        at          TEXT NOT NULL,
+        rank        INTEGER NOT NULL,
+        mu          REAL NOT NULL,
+        sigma       REAL NOT NULL,
+        PRIMARY KEY (account, game, match_id))""")
+    conn.execute("CREATE INDEX people_history_account ON people_history(account, at)")
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step: ``apply`` takes a file from the version before to this one."""
@@ -152,6 +215,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("3: accounts may be banned", _add_account_bans),
     Migration("4: matches.live_state, to resume live matches after a restart",
               _add_live_state),
+    Migration("5: people: password hashes, login tokens, bots' owners", _add_people),
+    Migration("6: tournaments, their entrants and pairings", _add_tournaments),
+    Migration("7: people's ratings per game, their rated matches and history",
+              _add_person_ratings),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version this code writes: migration ``n`` (1-based) takes a file to version ``n``."""

@@ -247,13 +247,51 @@ async def from_admin(stage: Stage, example: dict[str, Any]) -> WsClient:
     return admin
 
 
+PERSON = "maya"
+"""The person of the account examples (section 16); its password is kept in ``stage.live``."""
+
+
+async def as_person(stage: Stage, example: dict[str, Any]) -> WsClient:
+    """``sign_up`` and ``sign_in``: a fresh guest; ``sign_out``: a browser signed in just for
+    it; the account page's messages: the person's signed-in browser."""
+    client = await stage.connect()
+    assert (await client.hello(name="visitor"))["type"] == "welcome"
+    if example["type"] in ("sign_up", "sign_in"):
+        return client
+    if example["type"] != "sign_out" and PERSON in stage.people:
+        return stage.people[PERSON]
+    ref = await client.send({"type": "sign_in", "name": PERSON,
+                             "password": stage.live["password"]})
+    assert (await client.expect_reply(ref))["type"] == "signed_in"
+    if example["type"] != "sign_out":
+        stage.people[PERSON] = client
+    return client
+
+
+async def tournament_entrants(stage: Stage, example: dict[str, Any]) -> WsClient:
+    """Enough entrants for the example's Swiss (three rounds: four people) in ann's
+    tournament; ann, its creator, starts it."""
+    for name in ("ann", "bob", "carl", "dee"):
+        person = await stage.person(name)
+        ref = await person.send({"type": "tournament_join",
+                                 "tournament_id": stage.live[example["tournament_id"]]})
+        assert (await person.expect_reply(ref))["type"] == "tournament"
+    return await stage.person("ann")
+
+
 PREPARE: dict[str, Prepare] = {
+    "sign_up": as_person, "sign_in": as_person, "sign_out": as_person,
+    "change_password": as_person, "create_bot": as_person, "rotate_bot_token": as_person,
+    "revoke_bot_token": as_person, "list_my_bots": as_person,
     "abort_match": from_admin, "ban_account": from_admin,
     "hello": hello, "cancel_seek": cancel_seek, "challenge": from_bob_online,
     "accept": challenged, "decline": challenged, "autoplay": from_bot_account,
     "ladder_join": from_bot_account, "ladder_leave": from_bot_account,
     "spectate": with_live_matches, "leave": with_live_matches, "action": with_live_matches,
     "resign": with_live_matches, "get_replay": with_live_matches,
+    "chat": with_live_matches, "mute": with_live_matches, "rematch": with_live_matches,
+    "decline_rematch": with_live_matches,
+    "tournament_start": tournament_entrants,
 }
 
 
@@ -315,8 +353,23 @@ def check_fields(stage: Stage, sent: dict[str, Any], reply: dict[str, Any]) -> N
         assert reply["outcome"]["reason"] == "resignation"
     elif kind == "get_replay":
         assert reply["match_id"] == sent["match_id"]
+    elif kind == "chat":
+        assert reply["channel"] == "players" and reply["text"] == sent["text"]
+    elif kind == "sign_up":
+        assert reply["account"] == {"name": sent["name"], "kind": "human"}
+        stage.live["password"] = sent["password"]
+    elif kind == "change_password":
+        stage.live["password"] = sent["new"]
+    elif kind in ("create_bot", "rotate_bot_token"):
+        assert reply["bot"] == sent.get("name", sent.get("bot"))
+        assert reply["token"].startswith("arena_")
     elif kind == "ladder_join":
         assert reply["seeded_from"] == sent.get("seed_from_version")
+    elif kind == "tournament_create":
+        assert reply["status"] == "open" and reply["creator"] == "ann"
+        stage.live["tn-7c1e2a"] = reply["tournament_id"]
+    elif kind == "tournament_start":
+        assert reply["status"] == "running" and len(reply["pairings"]) == 2
 
 
 async def test_every_request_example_gets_its_documented_reply(stage: Stage) -> None:

@@ -61,12 +61,30 @@ def test_the_catalogue_is_exactly_the_fixed_one() -> None:
         "abort_match", "ban_account",
         # the bot ladder (PROTOCOL.md section 14)
         "ladder_join", "ladder_leave", "get_leaderboard", "get_rating_history",
-        "list_ladder_matches"}
+        "list_ladder_matches",
+        # at the table (issue #24): chat and rematch
+        "chat", "mute", "rematch", "decline_rematch",
+        # tournaments (issue #24)
+        "tournament_create", "tournament_join", "tournament_leave", "tournament_start",
+        "tournament_show", "list_tournaments",
+        # people's accounts (issue #24)
+        "sign_up", "sign_in", "sign_out", "change_password", "create_bot",
+        "rotate_bot_token", "revoke_bot_token", "list_my_bots",
+        # ratings for people (issue #24)
+        "get_profile", "get_people_leaderboard"}
     assert set(SERVER_TYPES) == {
         "welcome", "pong", "games", "matches", "seeking", "challenge", "challenge_sent",
         "challenge_declined", "ok", "match_start", "request", "events", "match_end",
         "replay", "error", "bots",
-        "ladder_joined", "leaderboard", "rating_history", "ladder_matches"}
+        "ladder_joined", "leaderboard", "rating_history", "ladder_matches",
+        # at the table (issue #24): chat and rematch
+        "chat_line", "rematch_offered", "rematch_declined",
+        # tournaments (issue #24)
+        "tournament", "tournaments",
+        # people's accounts (issue #24)
+        "signed_in", "bot_token", "my_bots",
+        # ratings for people (issue #24)
+        "profile", "people_leaderboard"}
     assert set(ERROR_CODES) == {
         "malformed", "unknown_type", "unsupported_version", "unauthorized", "not_your_turn",
         "stale_request", "malformed_action", "illegal_action", "rate_limited", "too_large",

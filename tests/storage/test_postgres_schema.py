@@ -18,7 +18,9 @@ from server.storage import PostgresStore, StoreError, postgres_schema
 from server.storage.postgres_schema import SCHEMA_VERSION, Migration
 
 TABLES = {"schema_version", "accounts", "matches", "match_log_chunks", "ladder_entities",
-          "ladder_matches", "ladder_ratings", "ladder_history", "ladder_fence"}
+          "ladder_matches", "ladder_ratings", "ladder_history", "ladder_fence",
+          "logins", "tournaments", "tournament_entrants", "tournament_pairings",
+          "people_matches", "people_ratings", "people_history"}
 
 
 def sql(dsn: str, query: str, *args: Any) -> list[tuple[Any, ...]]:

@@ -175,7 +175,9 @@ def test_a_new_file_is_created_at_the_current_version(tmp_path: Path) -> None:
     SqliteStore(path).close()
     assert file_version(path) == SCHEMA_VERSION
     assert tables(path) == {"accounts", "matches", "match_log_chunks", "ladder_entities",
-                            "ladder_matches", "ladder_ratings", "ladder_history"}
+                            "ladder_matches", "ladder_ratings", "ladder_history", "logins",
+                            "tournaments", "tournament_entrants", "tournament_pairings",
+                            "people_matches", "people_ratings", "people_history"}
 
 
 def test_a_file_of_a_newer_release_is_refused_and_left_alone(tmp_path: Path) -> None:

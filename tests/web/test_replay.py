@@ -1,4 +1,5 @@
-"""The replay viewer: step forward and back through a finished Battle Line match.
+"""The replay viewer: step forward and back through a finished Battle Line match, from the
+first position after the deal (where it opens) to the end and back.
 
 At each position looked at, the page's table (both sides of every flag, claims, both hands
 — a finished match's log is public — and the deck counts) must equal the engine's state
@@ -97,15 +98,19 @@ def test_stepping_through_a_finished_match(arena: WebArena, context: Any,
     page.wait_for_selector("#replay-step", timeout=TIMEOUT_MS)
     replay = frames.received_of("replay")[0]
     assert replay["match_id"] == match_id and len(replay["steps"]) == last
-    assert page.inner_text("#replay-step") == f"step 0 / {last}"
-    check_position(page, truth, 0)
+    # It opens on the first position after the deal (the opening steps of chance).
+    dealt = next(i for i, step in enumerate(replay["steps"])
+                 if set(step.get("actions") or {"-": 0}) != {"chance"})
+    assert dealt > 0 and all(truth[dealt]["hands"])
+    assert page.inner_text("#replay-step") == f"step {dealt} / {last}"
+    check_position(page, truth, dealt)
 
     # One click at a time forward, and back one.
     for _ in range(3):
         page.click("[data-action='next']")
-    check_position(page, truth, 3)
+    check_position(page, truth, dealt + 3)
     page.click("[data-action='prev']")
-    check_position(page, truth, 2)
+    check_position(page, truth, dealt + 2)
     # The keyboard: End and Home jump; the arrows step.
     page.keyboard.press("End")
     end = check_position(page, truth, last)
@@ -114,8 +119,10 @@ def test_stepping_through_a_finished_match(arena: WebArena, context: Any,
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")
     check_position(page, truth, last - 2)
-    page.keyboard.press("Home")
-    check_position(page, truth, 0)
+    page.keyboard.press("Home")  # back to the first position after the deal
+    check_position(page, truth, dealt)
+    page.keyboard.press("ArrowLeft")  # the positions before it are still there
+    check_position(page, truth, dealt - 1)
     # The slider: a click in the middle of its track lands near the middle of the match.
     box = page.locator("#replay-slider").bounding_box()
     assert box is not None

@@ -103,7 +103,7 @@ export class BarcaBoard extends MatchTable {
 
   /** The side drawn at the bottom: the viewer's own, White for spectators. */
   get bottom() {
-    return this.me === 1 ? "black" : "white";
+    return this.nearSeat === 1 ? "black" : "white";
   }
 
   /** The legal moves that the next click may send: with the claim while "Claim with my

@@ -244,7 +244,7 @@ export class BattleLineTable extends MatchTable {
   }
 
   get bottomSeat() {
-    return this.me === null ? 1 : this.me;
+    return this.nearSeat ?? 1;
   }
 
   eventLines(events) {

@@ -21,8 +21,13 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(BIN)/arena run $(ARGS)
 
+# The suite runs on TEST_WORKERS processes (pytest-xdist; most tests wait on sockets,
+# browsers and subprocesses, so two workers on two cores take about two thirds of the time
+# of one). TEST_WORKERS=0 runs it in this process.
+TEST_WORKERS ?= 2
+
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check engine protocol server bots clients tools tests

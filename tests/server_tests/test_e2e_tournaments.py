@@ -1,8 +1,7 @@
 """Tournaments end to end: a real server on 127.0.0.1, house bots as real clients (the bot
 runner ``arena bot`` uses, each with an autoplay offer), people as websocket clients.
 
-* a Swiss of 8 house bots over 5 rounds (the tiny two-seat ``race`` game, so the test takes
-  seconds): no repeat pairing, and standings equal to a recomputation from what the store
+* a Swiss of 8 house bots (random players) over 5 rounds of Battle Line: no repeat pairing, and standings equal to a recomputation from what the store
   holds (each pairing's result checked against its stored match);
 * a round robin of three-seat Chexers between four greedy bots: every group of three plays
   once, each bot once in each seat;
@@ -93,10 +92,10 @@ def recompute(state: dict[str, Any], stored_matches: dict[str, Any]) -> dict[str
 
 async def test_a_swiss_of_eight_house_bots_over_five_rounds(
         server: ArenaServer, runners: list[asyncio.Task[Any]], tmp_path: Path) -> None:
-    names = await house_bots(server, runners, "race",
+    names = await house_bots(server, runners, "battleline",
                              [(f"house-r{i}", RandomBot(seed=i)) for i in range(8)])
     admin = await account_client(server, "root", "admin")
-    final = await run_to_the_end(admin, "race", names, format="swiss", rounds=5,
+    final = await run_to_the_end(admin, "battleline", names, format="swiss", rounds=5,
                                  name="Friday Swiss")
     pairings = final["pairings"]
     assert final["round"] == 5 and len(pairings) == 20

@@ -293,6 +293,7 @@ class ArenaServer:
         self.cluster = None if cluster is None else ClusterNode(self, cluster)
         if self.cluster is not None:  # one node schedules and rates at a time
             self.cluster.adopt_ladder(self.ladder)
+            self.cluster.adopt_hosted()
 
     # ---- lifecycle -------------------------------------------------------------------------
 

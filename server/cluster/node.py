@@ -91,6 +91,7 @@ class NodeServer(Protocol):
     def add_live(self, runner: MatchRunner, seating: list[Session]) -> LiveMatch: ...
     def guard(self, live: LiveMatch, call: Any, *args: Any) -> Any: ...
     def expel(self, name: str, why: str) -> int: ...
+    def find_match(self, match_id: str) -> LiveMatch | None: ...
 
 log = structlog.get_logger("arena.cluster")
 
@@ -110,6 +111,8 @@ LISTED_MATCHES = 500
 """The newest matches of a node that the other nodes list."""
 LADDER_LOCK_S = 3.0
 """The ladder's lock expires this long after its holder last renewed it."""
+HOSTED_TYPES = ("chat", "mute")
+"""Messages about one match that its host answers, wherever the client is connected."""
 LADDER_TYPES = ("ladder_join", "ladder_leave", "get_leaderboard", "get_rating_history",
                 "list_ladder_matches")
 """The ladder's messages: answered by the node that holds the ladder's lock."""
@@ -216,9 +219,9 @@ class _Answers:
         self.proxy.send(message if ref is None else {**message, "ref": ref})
 
     def error(self, code: str, message: str, *, to: dict[str, Any] | None = None,
-              **details: Any) -> None:
+              retry_after: float | None = None, **details: Any) -> None:
         self.proxy.send(error_message(code, message, ref=None if to is None else to.get("id"),
-                                      details=details or None))
+                                      details=details or None, retry_after=retry_after))
 
     def flush(self) -> None:
         pass
@@ -334,6 +337,7 @@ class ClusterNode:
         self.leading = False
         self.fence = 0                   # the lock's fencing token while this node holds it
         self._ladder_handlers: dict[str, Handler] = {}
+        self._hosted_handlers: dict[str, Handler] = {}
         self._renew_lock: Any = None
         self.taken_over: set[str] = set()  # matches resumed here after their host died
         self.listed: list[Listed] = []     # the other nodes' matches, for list_matches
@@ -837,6 +841,8 @@ class ClusterNode:
                     self._ladder_end(op)
                 elif kind == "abort":
                     self._abort_here(op)
+                elif kind == "hosted":
+                    self._hosted_here(op)
                 elif kind == "expel":
                     if op.get("from") != self.node_id:
                         self.server.expel(op["name"], op["why"])
@@ -1037,6 +1043,49 @@ class ClusterNode:
             for session in self.server.sessions.online(name):
                 session.send(op["msg"])
 
+    # ---- messages about a match, answered by its host ----------------------------------------
+
+    def adopt_hosted(self) -> None:
+        """``chat`` and ``mute`` of a match hosted on another node go to that node, which
+        answers them as if the client were connected there (as one of its remote seats or
+        spectators)."""
+        handlers = self.server.handlers
+        for kind in HOSTED_TYPES:
+            if kind in handlers:
+                self._hosted_handlers[kind] = handlers[kind]
+                handlers[kind] = self._hosted_message
+
+    def _hosted_message(self, conn: Connection, session: Session, msg: dict[str, Any]
+                        ) -> Awaitable[None] | None:
+        handler = self._hosted_handlers[msg["type"]]
+        if isinstance(session, RemoteSession) or \
+                self.server.find_match(msg["match_id"]) is not None:
+            return handler(conn, session, msg)
+        return self._to_hosted(session, msg)
+
+    async def _to_hosted(self, session: Session, msg: dict[str, Any]) -> None:
+        host = await self.host_of(msg["match_id"])
+        if host is None or host == self.node_id:
+            raise LobbyError("not_found", "no live or recent match with that id")
+        self.bus_send(host, {"o": "hosted", "i": session_info(session, self.node_id),
+                             "msg": msg})
+
+    def _hosted_here(self, op: Op) -> None:
+        """A hosted message from a client of another node: answered by this node's handler,
+        with the client's proxy here (a seat or spectator of the match, or nobody in it)."""
+        proxy = self._proxy(op["i"])
+        msg = op["msg"]
+        conn: Any = _RemoteConnection(proxy)
+        try:
+            result = self._hosted_handlers[msg["type"]](conn, proxy, msg)
+        except LobbyError as exc:
+            conn.protocol.error(exc.code, exc.message, to=msg, retry_after=exc.retry_after,
+                                **exc.details)
+            result = None
+        if result is not None:
+            self._spawn(self._answer_later(conn, msg, result))
+        self._maybe_forget(proxy)
+
     # ---- an admin's orders across nodes --------------------------------------------------------
 
     async def abort_match(self, session: Session, msg: dict[str, Any]) -> None:
@@ -1137,7 +1186,8 @@ class ClusterNode:
         try:
             await waiting
         except LobbyError as exc:
-            conn.protocol.error(exc.code, exc.message, to=msg)
+            conn.protocol.error(exc.code, exc.message, to=msg, retry_after=exc.retry_after,
+                                **exc.details)
 
     async def _remember_join(self, session: Session, msg: dict[str, Any]) -> None:
         """Keep who is on which ladder in Redis: the next leader takes them over."""

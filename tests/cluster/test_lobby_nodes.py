@@ -4,13 +4,14 @@ another; seeks pair across nodes and are cancelled everywhere."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 
 import orjson
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from clients.connection import ArenaError, connect
+from clients.connection import ArenaError, Connection, connect
 from server.app import ArenaServer
 from server.lobby import MatchSpec
 from tests.cluster.helpers import play_out, seek_pair
@@ -244,4 +245,56 @@ async def test_an_admin_on_one_node_aborts_and_bans_on_the_others(
     assert rogue.ws.close_code == 1008
     assert not b.sessions.of_account("rogue")
     for conn in (one, two, admin):
+        await conn.close()
+
+
+async def chat_lines(conn: Connection, wait: float = 1.0) -> list[tuple[str, str, str]]:
+    """The ``chat_line`` messages ``conn`` receives until ``wait`` seconds pass without one
+    (other messages, and the replies to its own lines, skipped): (channel, from, text)
+    each."""
+    lines = []
+    with contextlib.suppress(TimeoutError):
+        while True:
+            message = await conn.next_message(timeout=wait)
+            if message["type"] == "chat_line" and "ref" not in message:
+                lines.append((message["channel"], message["from"], message["text"]))
+    return lines
+
+
+async def test_chat_reaches_the_seats_and_spectators_of_a_match_on_every_node(
+        three_nodes: list[ArenaServer]) -> None:
+    a, b, c = three_nodes
+    one = await connect(a.ws_url, name="one")
+    two = await connect(b.ws_url, name="two")  # one seat on node a, one on node b
+    match_id = await seek_pair(one, two)
+    assert match_id in b.live  # paired where the second seek came: one's seat is remote
+    watchers = [await connect(node.ws_url, name=f"watcher-{node.cluster.node_id}")  # type: ignore[union-attr]
+                for node in (a, c)]
+    for watcher in watchers:
+        assert (await watcher.spectate(match_id))["match_id"] == match_id
+    names = {conn: conn.account["name"] for conn in (one, two, *watchers)}  # type: ignore[index]
+    mine = await two.request("chat", match_id=match_id, text="good luck")
+    assert mine["type"] == "chat_line" and mine["channel"] == "players"
+    back = await one.request("chat", match_id=match_id, text="you too")  # a remote seat
+    assert back["type"] == "chat_line" and back["channel"] == "players"
+    said = await watchers[1].request("chat", match_id=match_id, text="from node c")
+    assert said["channel"] == "spectators"
+    heard = {conn: await chat_lines(conn) for conn in (one, two, *watchers)}
+    assert heard[one] == [("players", names[two], "good luck")]
+    assert heard[two] == [("players", names[one], "you too")]
+    assert heard[watchers[0]] == [("spectators", names[watchers[1]], "from node c")]
+    assert heard[watchers[1]] == []  # never the players' line
+    # A limit refused on the host reaches the client on its node, typed, with retry_after.
+    with pytest.raises(ArenaError) as too_long:
+        await two.request("chat", match_id=match_id, text="x" * 501)
+    assert too_long.value.code == "too_large"
+    # Mute, sent from node a for a match it hosts or not, holds for the muter only.
+    muted = await watchers[0].request("mute", match_id=match_id, account=names[watchers[1]])
+    assert muted["type"] == "ok"
+    await watchers[1].request("chat", match_id=match_id, text="muted?")
+    assert await chat_lines(watchers[0]) == []
+    with pytest.raises(ArenaError) as nowhere:
+        await watchers[1].request("chat", match_id="m-nowhere", text="hello")
+    assert nowhere.value.code == "not_found"
+    for conn in (one, two, *watchers):
         await conn.close()

@@ -1,8 +1,9 @@
 """Tournaments end to end: a real server on 127.0.0.1, house bots as real clients (the bot
 runner ``arena bot`` uses, each with an autoplay offer), people as websocket clients.
 
-* a Swiss of 8 house bots (random players) over 5 rounds of Battle Line: no repeat pairing, and standings equal to a recomputation from what the store
-  holds (each pairing's result checked against its stored match);
+* a Swiss of 8 house bots (random players) over 5 rounds of Battle Line: no repeat
+  pairing, and standings equal to a recomputation from what the store holds (each
+  pairing's result checked against its stored match);
 * a round robin of three-seat Chexers between four greedy bots: every group of three plays
   once, each bot once in each seat;
 * bad input, each a typed error with ``details.reason``, nothing stored that should not be;

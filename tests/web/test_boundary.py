@@ -216,7 +216,9 @@ def submit_and_resolve(page: Any, frames: FrameLog, match_id: str, request: dict
     ticks = [tick for t, tick in page.evaluate("() => window.bdTicks") if t == turn]
     assert ticks == sorted(ticks) and ticks[-1] == resolution["ticks"], ticks
     if resolution["ticks"] >= 10:
-        assert len(set(ticks)) >= 5, ticks   # played back tick by tick, not in one jump
+        # Played back tick by tick, not in one jump: positions between the first and the
+        # last were drawn (how many depends on the frames a busy machine gives the browser).
+        assert len(set(ticks)) >= 3, ticks
     # The pieces end where the next view says (whatever the request sent later says too).
     wait_until(page, lambda: page.evaluate(BOARD)["pieces"] == view_pieces(message["view"]),
                what="the pieces at the new view's positions")

@@ -1078,7 +1078,8 @@ class ArenaServer:
         conn.protocol.reply(msg, {"type": "bots",
                                   "bots": await self.cluster.list_bots(msg.get("game"))})
 
-    def _autoplay(self, conn: Connection, session: Session, msg: dict[str, Any]) -> None:
+    def _autoplay(self, conn: Connection, session: Session, msg: dict[str, Any]
+                  ) -> Awaitable[None] | None:
         if session.kind != "bot":
             raise LobbyError("unauthorized", "autoplay is for bot accounts: say hello with a "
                                              "bot account's token")
@@ -1090,7 +1091,16 @@ class ArenaServer:
         session.autoplay = AutoplayOffer(frozenset(games), int(msg.get("max_matches", 1)),
                                          msg.get("bot"), msg.get("version"))
         if self.cluster is not None:  # kept with the session: any node may resume it
-            self.cluster.attached(session)
+            return self._stored_then_ok(conn, msg, self.cluster.attached(session))
+        conn.protocol.reply(msg, {"type": "ok"})
+        return None
+
+    @staticmethod
+    async def _stored_then_ok(conn: Connection, msg: dict[str, Any],
+                              stored: Awaitable[None]) -> None:
+        """Answer ``ok`` once ``stored`` is done (a bot that moves to another node right
+        after its ``ok`` takes its offer along)."""
+        await stored
         conn.protocol.reply(msg, {"type": "ok"})
 
     def _spectate(self, conn: Connection, session: Session, msg: dict[str, Any]

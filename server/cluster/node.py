@@ -436,10 +436,11 @@ class ClusterNode:
             await self.r.aclose()
         log.info("node_left", node=self.node_id)
 
-    def _spawn(self, coro: Awaitable[Any]) -> None:
+    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(self._logged(coro))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        return task
 
     @staticmethod
     async def _logged(coro: Awaitable[Any]) -> None:
@@ -458,8 +459,10 @@ class ClusterNode:
 
     # ---- sessions -----------------------------------------------------------------------------
 
-    def attached(self, session: Session) -> None:
-        """A session said hello here: it is this node's, and any node may resume it."""
+    def attached(self, session: Session) -> asyncio.Task[None]:
+        """A session said hello (or changed its autoplay offer) here: it is this node's, and
+        any node may resume it. Returns the write of its record to Redis, done when a node
+        that resumes it would read what it is now."""
         h = session.resume_hash
         self.local[h] = session
         offer = session.autoplay
@@ -473,9 +476,10 @@ class ClusterNode:
                 pipe.hset(self.key("session", h), mapping=fields)
                 pipe.expire(self.key("session", h), 6 * 3600)
                 await pipe.execute()
-        self._spawn(register())
+        stored = self._spawn(register())
         if self.bus is not None:  # hosts holding it as a remote session: it is here now
             self.bus.broadcast({"o": "here", "i": session_info(session, self.node_id)})
+        return stored
 
     def detached(self, session: Session) -> None:
         """A session of this node lost its connection."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import fcntl
 import glob
 import os
 import pwd
@@ -38,7 +39,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Self
@@ -79,7 +80,31 @@ def find_binary(binary: str) -> str | None:
     return None
 
 
+@contextlib.contextmanager
+def install_lock(name: str) -> Iterator[None]:
+    """Hold the machine-wide lock ``name`` (a file in the temporary directory, locked with
+    ``flock``) while the block runs: processes that would install the same thing at once
+    (the test workers of ``make test``) take turns, and each looks again whether it is
+    still missing once it holds the lock."""
+    path = Path(tempfile.gettempdir()) / f"tabletop-arena-{name}.lock"
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def ensure_debian_package(binary: str, package: str, *, note: str = "[services]") -> str:
+    """:func:`_ensure_debian_package`, one process at a time (apt holds one lock)."""
+    found = find_binary(binary)
+    if found is not None:
+        return found
+    with install_lock("apt"):
+        return _ensure_debian_package(binary, package, note=note)
+
+
+def _ensure_debian_package(binary: str, package: str, *, note: str = "[services]") -> str:
     """The path of ``binary`` (a name, or an absolute path to check), installing Debian's
     ``package`` with ``apt-get update`` and ``apt-get install -y --no-install-recommends``
     when it is missing (through ``sudo -n`` when not root). Prints a line to stderr, headed

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tools.services import install_lock
+
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "clients" / "js"
 ARENA = Path(sys.executable).with_name("arena")
@@ -22,13 +24,22 @@ def node() -> str:
     return found
 
 
+INSTALLED = KIT / "node_modules" / ".arena-installed"
+"""Written once ``npm ci`` has finished (``node_modules`` exists while it runs)."""
+
+
 def ensure_node_kit() -> Path:
-    """``clients/js`` with its dependencies installed; returns its path."""
+    """``clients/js`` with its dependencies installed; returns its path. The test workers
+    of ``make test`` take turns: one installs, the others wait and find it done."""
     node()
-    if not (KIT / "node_modules" / "ws" / "package.json").exists():
-        npm = shutil.which("npm")
-        if npm is None:
-            raise RuntimeError("npm is required to install the clients/js dependencies")
-        subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=KIT,
-                       check=True, timeout=300)
+    if INSTALLED.exists():
+        return KIT
+    with install_lock("npm-clients-js"):
+        if not INSTALLED.exists():
+            npm = shutil.which("npm")
+            if npm is None:
+                raise RuntimeError("npm is required to install the clients/js dependencies")
+            subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                           cwd=KIT, check=True, timeout=300)
+            INSTALLED.write_text("npm ci done\n")
     return KIT

@@ -110,3 +110,25 @@ def test_a_missing_package_without_apt_fails_loudly(monkeypatch: pytest.MonkeyPa
                                                  "is no apt-get to install Debian's "
                                                  "arena-nothing package"):
         ensure_debian_package("arena-no-such-tool", "arena-nothing")
+
+
+def test_installs_take_turns_across_processes(tmp_path: Path) -> None:
+    """Two processes (as two test workers) in ``install_lock`` at once: the second enters
+    only when the first has left, so two apt-get or npm runs never overlap."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, time\n"
+        "from tools.services import install_lock\n"
+        "with install_lock(sys.argv[1]):\n"
+        "    open(sys.argv[2], 'a').write('in\\n')\n"
+        "    time.sleep(0.5)\n"
+        "    open(sys.argv[2], 'a').write('out\\n')\n")
+    log = tmp_path / "turns.log"
+    name = f"test-{os.getpid()}"
+    root = Path(__file__).resolve().parents[2]
+    procs = [subprocess.Popen([sys.executable, "-c", script, name, str(log)], cwd=root)
+             for _ in range(2)]
+    assert [p.wait(30) for p in procs] == [0, 0]
+    assert log.read_text().split() == ["in", "out", "in", "out"]

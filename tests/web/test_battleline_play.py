@@ -188,7 +188,9 @@ def test_a_whole_battle_line_game_by_clicking(arena: WebArena, context: Any,
     errors = console_errors(page)
     frames = FrameLog(page)
     open_app(page, arena.http_url)
-    # Deep Barca is on offer; the test plays the fast random house bot.
+    # Deep Barca is on offer; the test plays the fast random house bot. (The lobby's form is
+    # drawn once the games are listed, a moment after the hello.)
+    page.wait_for_selector("#play-bot option", state="attached", timeout=TIMEOUT_MS)
     options = page.eval_on_selector_all("#play-bot option", "els => els.map(e => e.textContent)")
     assert any(o.startswith("Deep Barca") for o in options), options
     page.select_option("#play-bot", "house-random-1")

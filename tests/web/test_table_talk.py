@@ -157,6 +157,7 @@ def test_a_custom_clock_and_the_games_options_reach_the_match(arena: WebArena, c
     errors = console_errors(page)
     frames = FrameLog(page)
     open_app(page, arena.http_url)
+    page.wait_for_selector("#play-clock option", state="attached", timeout=TIMEOUT_MS)
     labels = page.eval_on_selector_all("#play-clock option", "els => els.map(e => e.textContent)")
     assert {"1 min + 0 s", "3 min + 2 s", "5 min + 3 s", "10 min + 5 s"} <= set(labels)
     page.select_option("#play-bot", "house-random-1")

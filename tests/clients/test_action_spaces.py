@@ -42,6 +42,7 @@ async def test_two_random_bot_runners_play_a_whole_boundary_match_over_msgpack(
                                                        f"py-random-{i}", "bot"))
                for i, bot in enumerate(bots)]
     results = await asyncio.wait_for(asyncio.gather(*(r.run() for r in runners)), 120)
+    await arena.flush_store()  # (the store writes a match's end in its next batch)
     (row,) = await asyncio.to_thread(arena.store.list_matches, game="boundary")
     assert row.status == "over" and row.outcome is not None
     assert row.outcome["reason"] in REASONS, row.outcome
@@ -113,6 +114,7 @@ async def test_refused_plans_and_crashes_fall_back_to_the_default_action(
     assert stats.errors == sum(kind in (1, 2) for kind in kinds)
     assert stats.fallbacks == sum(kind in (1, 2, 3) for kind in kinds)
     assert stats.actions == bot.calls + stats.errors
+    await arena.flush_store()
     row = await asyncio.to_thread(arena.store.get_match, start["match_id"])
     assert row is not None and row.outcome == message["outcome"]
     seat = str(1 - start["your_seat"])

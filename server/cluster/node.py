@@ -1028,16 +1028,8 @@ class ClusterNode:
 
     def _answer_here(self, op: Op) -> None:
         """``accept``/``decline`` from a client of another node, of a challenge made here."""
-        proxy = self._proxy(op["i"])
         msg = op["msg"]
-        conn: Any = _RemoteConnection(proxy)
-        try:
-            result = self.server.handlers[msg["type"]](conn, proxy, msg)
-        except LobbyError as exc:
-            conn.protocol.error(exc.code, exc.message, to=msg)
-            return
-        if result is not None:
-            self._spawn(self._answer_later(conn, msg, result))
+        self._handle_for(self._proxy(op["i"]), self.server.handlers[msg["type"]], msg)
 
     def _tell(self, op: Op) -> None:
         """Send ``op["msg"]`` to this node's connected sessions of ``op["names"]``."""
@@ -1079,15 +1071,7 @@ class ClusterNode:
         with the client's proxy here (a seat or spectator of the match, or nobody in it)."""
         proxy = self._proxy(op["i"])
         msg = op["msg"]
-        conn: Any = _RemoteConnection(proxy)
-        try:
-            result = self._hosted_handlers[msg["type"]](conn, proxy, msg)
-        except LobbyError as exc:
-            conn.protocol.error(exc.code, exc.message, to=msg, retry_after=exc.retry_after,
-                                **exc.details)
-            result = None
-        if result is not None:
-            self._spawn(self._answer_later(conn, msg, result))
+        self._handle_for(proxy, self._hosted_handlers[msg["type"]], msg)
         self._maybe_forget(proxy)
 
     # ---- an admin's orders across nodes --------------------------------------------------------
@@ -1174,24 +1158,37 @@ class ClusterNode:
             proxy.send(error_message("internal", "the ladder is changing hands between "
                                      "nodes: try again in a second", ref=msg.get("id")))
             return
-        conn: Any = _RemoteConnection(proxy)
-        try:
-            result = self._ladder_handlers[msg["type"]](conn, proxy, msg)
-        except LobbyError as exc:
-            conn.protocol.error(exc.code, exc.message, to=msg)
+        if not self._handle_for(proxy, self._ladder_handlers[msg["type"]], msg):
             return
-        if result is not None:
-            self._spawn(self._answer_later(conn, msg, result))
         if msg["type"] in ("ladder_join", "ladder_leave"):
             self._spawn(self._remember_join(proxy, msg))
 
+    def _handle_for(self, proxy: RemoteSession, handler: Handler, msg: dict[str, Any]
+                    ) -> bool:
+        """Run ``handler`` here for a client of another node (``proxy``): its answers and
+        typed errors go to the client's home. False if it refused the message at once."""
+        conn: Any = _RemoteConnection(proxy)
+        try:
+            result = handler(conn, proxy, msg)
+        except LobbyError as exc:
+            self._refuse(conn, msg, exc)
+            return False
+        if result is not None:
+            self._spawn(self._answer_later(conn, msg, result))
+        return True
+
     @staticmethod
-    async def _answer_later(conn: Any, msg: dict[str, Any], waiting: Awaitable[None]) -> None:
+    def _refuse(conn: Any, msg: dict[str, Any], exc: LobbyError) -> None:
+        conn.protocol.error(exc.code, exc.message, to=msg, retry_after=exc.retry_after,
+                            **exc.details)
+
+    @classmethod
+    async def _answer_later(cls, conn: Any, msg: dict[str, Any], waiting: Awaitable[None]
+                            ) -> None:
         try:
             await waiting
         except LobbyError as exc:
-            conn.protocol.error(exc.code, exc.message, to=msg, retry_after=exc.retry_after,
-                                **exc.details)
+            cls._refuse(conn, msg, exc)
 
     async def _remember_join(self, session: Session, msg: dict[str, Any]) -> None:
         """Keep who is on which ladder in Redis: the next leader takes them over."""

@@ -17,7 +17,8 @@ module that exists.
 Beyond the arrows: the sans-I/O modules inside ``server/`` import no asyncio, websockets,
 sqlite3 or other I/O machinery, nor the server modules that do I/O; ``protocol/`` does no I/O
 at all; ``engine/`` uses the standard library only (NumPy in Boundary, the one game whose rules
-are a numeric field), with no clock and no global randomness.
+are a numeric field; NumPy, Gymnasium and PettingZoo in ``engine/envs``, the adapter to RL
+libraries that the rules never import), with no clock and no global randomness.
 """
 
 from __future__ import annotations
@@ -148,6 +149,16 @@ def test_protocol_does_no_io() -> None:
 NUMERIC_GAMES = {"boundary"}
 """Games whose rules are a numeric field (DESIGN.md): they alone may use NumPy."""
 
+RL_ADAPTER = "envs"
+RL_LIBRARIES = {"numpy", "gymnasium", "pettingzoo"}
+"""``engine/envs/`` is the engine's adapter to reinforcement-learning libraries: every game as
+a PettingZoo and a Gymnasium environment. Speaking those libraries' types (spaces, NumPy
+observations) is its whole job, so it alone may import them; the rules themselves never
+import it (:func:`test_the_rules_do_not_depend_on_the_rl_adapter`), so the engine still
+plays, serves and replays with the standard library only. Its one brush with entropy is
+Gymnasium's convention: an env reset without ever being given a seed draws one from the OS;
+every seeded episode is deterministic."""
+
 
 def test_engine_uses_only_the_standard_library() -> None:
     stdlib = set(sys.stdlib_module_names) | {"engine", "__future__"}
@@ -155,11 +166,25 @@ def test_engine_uses_only_the_standard_library() -> None:
     for path in python_files("engine"):
         parts = path.relative_to(ROOT / "engine").parts
         allowed = stdlib | ({"numpy"} if len(parts) > 1 and parts[0] in NUMERIC_GAMES else set())
+        if len(parts) > 1 and parts[0] == RL_ADAPTER:
+            allowed |= RL_LIBRARIES
         for name in imported_modules(path):
             if name.split(".")[0] not in allowed:
                 bad.append(f"{path.relative_to(ROOT)} imports {name}")
     assert not bad, ("engine/ must use the standard library only (NumPy only in "
-                     f"{', '.join(sorted(NUMERIC_GAMES))}):\n" + "\n".join(bad))
+                     f"{', '.join(sorted(NUMERIC_GAMES))}; the RL libraries only in "
+                     f"engine/{RL_ADAPTER}):\n" + "\n".join(bad))
+
+
+def test_the_rules_do_not_depend_on_the_rl_adapter() -> None:
+    bad = []
+    for path in python_files("engine"):
+        if path.relative_to(ROOT / "engine").parts[0] == RL_ADAPTER:
+            continue
+        for name in imported_modules(path):
+            if name == f"engine.{RL_ADAPTER}" or name.startswith(f"engine.{RL_ADAPTER}."):
+                bad.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert not bad, "\n".join(bad)
 
 
 def test_engine_has_no_clock_or_global_randomness() -> None:

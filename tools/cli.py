@@ -23,7 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("server.commands.play", "play one seeded match in-process and print it"),
     "golden": ("tools.commands.golden", "regenerate or check the golden playthroughs"),
     "bench": ("tools.commands.bench",
-              "benchmarks: engine,server,flood,ladder,fuzz,spy,strength,bot"),
+              "engine,server,flood,ladder,fuzz,spy,strength,bot,order benchmarks"),
     "serve": ("server.commands.serve", "run the websocket server alone"),
     "replay": ("server.commands.replay", "print or export a finished match"),
     "account": ("server.commands.account", "create or list accounts (bearer tokens)"),

@@ -23,6 +23,7 @@ BENCHMARKS: dict[str, str] = {
     "strength": "tools.commands.bench_strength",
     "bot": "tools.commands.bench_bot",
     "spy": "tools.bench.spy",
+    "order": "tools.commands.bench_order",
 }
 
 

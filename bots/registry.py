@@ -31,6 +31,12 @@ def _deep_barca() -> BotFactory:
     return DeepBarca
 
 
+def _ismcts() -> BotFactory:
+    # Battle Line: information-set MCTS over Deep Barca's model (bots/battleline/ismcts.py).
+    from bots.battleline.ismcts import IsmctsBot
+    return IsmctsBot
+
+
 def _battleline_greedy() -> BotFactory:
     from bots.battleline.greedy import GreedyBot
     return GreedyBot
@@ -68,6 +74,7 @@ def _chexers(name: str) -> Callable[[], BotFactory]:
 _BUILTIN: dict[str, Callable[[], BotFactory]] = {
     "random": _random,
     "deep-barca": _deep_barca,
+    "ismcts": _ismcts,
     "barca": _barca,
     "greedy": _chexers("GreedyBot"),
     "maxn": _chexers("MaxnBot"),

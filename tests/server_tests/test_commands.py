@@ -87,6 +87,7 @@ def test_house_bot_processes_play_each_game_with_the_bot_its_name_means() -> Non
             ("house-greedy-1", "greedy", ("boundary",)),
             ("house-barca-1", "barca", ("barca",)),
             ("house-deep-barca-1", "deep-barca", ("battleline",)),
+            ("house-ismcts-1", "ismcts", ("battleline",)),
             ("house-maxn-1", "maxn", ("chexers",)),
             ("house-adaptive-1", "adaptive", ("boundary",)),
             ("house-defensive-capture-1", "defensive-capture", ("boundary",)),

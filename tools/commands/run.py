@@ -50,12 +50,13 @@ log = structlog.get_logger("arena.run")
 
 HOUSE_GAMES = ("battleline", "chexers", "barca", "boundary")
 #: Two random bots (so a three-seat Chexers match against the house has distinct bots), each
-#: game's greedy baseline, the Chexers search agents of the seed report, Deep Barca (Battle
+#: game's greedy baseline, the Chexers search agents of the seed report and ``brs`` (our
+#: stronger Chexers bot, best-reply search), Deep Barca and the ISMCTS bot built on it (Battle
 #: Line), the Barca agent (the evaluation vector, Barca), and Boundary's adaptive agent with
 #: the thesis's other basic strategies (its greedy baseline is Greedy Treasure).
-DEFAULT_HOUSE_BOTS = ("random,random,greedy,maxn,random-maxn,paranoid,offensive,mp-mix,"
-                      "deep-barca,barca,adaptive,best-treasure,greedy-capture,hybrid-capture,"
-                      "defensive-treasure,defensive-capture")
+DEFAULT_HOUSE_BOTS = ("random,random,greedy,maxn,random-maxn,paranoid,offensive,mp-mix,brs,"
+                      "deep-barca,ismcts,barca,adaptive,best-treasure,greedy-capture,"
+                      "hybrid-capture,defensive-treasure,defensive-capture")
 #: Keyword arguments for house bots by name. The Barca agent's depth-3 search takes seconds
 #: in busy positions, and one bot process thinks for all its matches in turn: a budget per
 #: move (iterative deepening, up to its default depth) keeps a person's wait short.

@@ -1,0 +1,155 @@
+"""The ISMCTS bot (bots/battleline/ismcts.py) and its world sampler (bots/battleline/worlds.py).
+
+The sampler is the bot's only source of the hidden cards, so its property is the one that
+matters: every world it builds from a seat's view gives that seat exactly that view again
+(and the same legal actions), over positions of whole games, Scout returns and all.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from bots import registry
+from bots.battleline.deep_barca import DeepBarca
+from bots.battleline.ismcts import IsmctsBot
+from bots.battleline.worlds import DeckOrder, sample_world, unseen_cards
+from bots.random_bot import RandomBot
+from engine.battleline import GAME
+from engine.battleline.cards import TACTICS, TROOPS
+from engine.core import CHANCE
+from tools.bench.strength import request_for
+
+
+def positions(seed: int, policy: Any = None) -> list[tuple[Any, int]]:
+    """Every seat decision of one game (random play unless ``policy`` is given)."""
+    rng = random.Random(seed)
+    bot = policy or RandomBot(seed)
+    state = GAME.initial_state(2, {})
+    out = []
+    while not GAME.decision(state).terminal:
+        decision = GAME.decision(state)
+        if decision.chance:
+            card = rng.choice(GAME.chance_outcomes(state))[0]
+            state = GAME.apply(state, {CHANCE: card}).state
+            continue
+        seat = decision.seats[0]
+        out.append((state, seat))
+        state = GAME.apply(state, {seat: bot.choose(request_for(GAME, state, seat))}).state
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_every_sampled_world_gives_the_seat_its_own_view(seed: int) -> None:
+    rng = random.Random(seed)
+    checked = 0
+    for state, seat in positions(seed):
+        for viewer in (0, 1):
+            view = GAME.view(state, viewer)
+            world = sample_world(view, viewer, rng)
+            assert GAME.view(world, viewer) == view
+            if viewer == seat:
+                assert GAME.legal_actions(world, seat) == GAME.legal_actions(state, seat)
+            checked += 1
+    assert checked > 100
+
+
+def test_the_sampler_reads_the_view_only_and_spreads_the_hidden_cards() -> None:
+    state, seat = positions(3)[40]
+    view = GAME.view(state, seat)
+    troops, tactics = unseen_cards(view)
+    opp = 1 - seat
+    real_hidden = sorted(c for c in state["hands"][opp] if c not in view["opponent_known"])
+    # What the seat cannot see is exactly what the sampler deals: the opponent's hand (less
+    # what the seat knows) and the decks.
+    pool = set(troops) | set(tactics)
+    assert set(real_hidden) <= pool
+    assert set(state["decks"]["troop"]) | set(state["decks"]["tactics"]) <= pool
+    assert not pool & set(view["hand"])
+    # Many worlds: the opponent's hand varies and every unseen troop card shows up in it.
+    rng = random.Random(1)
+    held: Counter[str] = Counter()
+    hands = set()
+    for _ in range(400):
+        world = sample_world(view, seat, rng)
+        hand = tuple(world["hands"][opp])
+        hands.add(hand)
+        held.update(hand)
+    assert len(hands) > 300
+    assert {c for c in troops} <= set(held)
+    assert set(held) <= pool | set(view["opponent_known"])
+
+
+def test_a_view_that_no_game_produces_is_refused() -> None:
+    state, seat = positions(5)[30]
+    view = GAME.view(state, seat)
+    broken = dict(view, hands=[dict(h) for h in view["hands"]])
+    broken["hands"][1 - seat]["troop"] += 60
+    with pytest.raises(ValueError, match="hides"):
+        sample_world(broken, seat, random.Random(0))
+
+
+def test_a_deck_order_is_one_shuffle_of_the_deck() -> None:
+    order = DeckOrder(random.Random(4))
+    cards = list(TROOPS)
+    drawn = []
+    while cards:
+        card = order.pick(cards)
+        drawn.append(card)
+        cards.remove(card)
+    # Whatever was drawn before, the next card is the next one of the same shuffle.
+    for n in (1, 17, 59):
+        assert order.pick(sorted(drawn[n:])) == drawn[n]
+    assert sorted(drawn) == sorted(TROOPS) and drawn != list(TROOPS)
+    assert set(TACTICS).isdisjoint(drawn)
+
+
+def test_ismcts_plays_whole_games_legally_and_reproducibly() -> None:
+    bot_a = IsmctsBot(seed=7, iterations=8, time_ms=None)
+    bot_b = IsmctsBot(seed=7, iterations=8, time_ms=None)
+    searched = 0
+    for state, seat in positions(11, DeepBarca())[::3]:
+        request = request_for(GAME, state, seat)
+        action = bot_a.choose(request)
+        assert action in request["legal_actions"]
+        assert bot_b.choose(request) == action
+        searched += bot_a.stats.iterations > 0
+    assert searched > 5
+
+
+def test_ismcts_takes_a_winning_play_and_claims_without_searching() -> None:
+    for state, seat in positions(2, DeepBarca()):
+        request = request_for(GAME, state, seat)
+        claims = [a for a in request["legal_actions"] if a["type"] == "claim"]
+        if claims:
+            bot = IsmctsBot(seed=1, iterations=8)
+            assert bot.choose(request) == claims[0]
+            assert bot.stats.iterations == 0
+            return
+    pytest.fail("no claim in a whole game")
+
+
+def test_ismcts_keeps_to_its_iteration_budget_and_reports_its_values() -> None:
+    bot = IsmctsBot(seed=3, iterations=12, time_ms=None, width=4)
+    for state, seat in positions(4, DeepBarca()):
+        if state["phase"] != "play":
+            continue
+        bot.choose(request_for(GAME, state, seat))
+        if bot.stats.iterations:
+            assert bot.stats.iterations <= 12 + bot.stats.candidates
+            assert 2 <= len(bot.stats.values) <= 5  # the width, plus Deep Barca's own choice
+            assert all(0.0 <= v <= 1.0 for v in bot.stats.values.values())
+            return
+    pytest.fail("no searched decision in a whole game")
+
+
+def test_ismcts_is_a_registered_bot_with_checked_options() -> None:
+    bot = registry.create("ismcts", game="battleline", seed=1, iterations=5)
+    assert isinstance(bot, IsmctsBot) and bot.iterations == 5
+    with pytest.raises(ValueError, match="reply"):
+        IsmctsBot(reply="oracle")
+    with pytest.raises(ValueError, match="iterations"):
+        IsmctsBot(iterations=0)

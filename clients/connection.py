@@ -426,10 +426,13 @@ class Connection:
 
     async def challenge(self, accounts: Sequence[str], game: str, *,
                         options: Mapping[str, Any] | None = None,
-                        clock: Mapping[str, int] | None = None) -> str:
-        """Invite accounts; returns the ``challenge_id``."""
+                        clock: Mapping[str, int] | None = None,
+                        duplicate: bool = False) -> str:
+        """Invite accounts; returns the ``challenge_id``. ``duplicate``: a duplicate pair
+        (two matches of one deal, seats swapped; ``pair_end`` once both are over)."""
         reply = await self.request("challenge", accounts=list(accounts), game=game,
-                                   options=options, clock=clock)
+                                   options=options, clock=clock,
+                                   duplicate=True if duplicate else None)
         return str(reply["challenge_id"])
 
     async def accept(self, challenge_id: str) -> None:

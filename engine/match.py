@@ -15,11 +15,23 @@ Contract::
 ``submit`` raises the engine's typed errors (malformed, illegal, not your turn) and then the
 match is unchanged. After a successful ``submit`` chance nodes are already resolved.
 
+Chance is resolved one of two ways (``Match(..., chance=...)``, :data:`CHANCE_MODES`):
+
+* ``"rng"`` (the default): each chance node draws from the match's generator, weighted. The
+  generator consumes one number per node, so two matches with one seed deal alike only as
+  long as they take the same chance nodes in the same order.
+* ``"deck"``: :class:`FixedOrder`. Every outcome has a priority fixed by the seed and a node
+  takes the available outcome with the lowest: a deck shuffled once. Two matches with one
+  seed draw the same n-th card from each deck whoever draws it and whenever: what a
+  *duplicate* pair needs (the same deal twice, seats swapped). Only for games whose chance
+  outcomes all weigh the same (draws without replacement).
+
 The log is a list of entries, one per applied joint action, each a JSON object mapping the
 seat number (as a string) to its action, or ``"chance"`` to the chance outcome. Together with
 the game name, options and seat count the log replays the match exactly (:func:`replay`); the
-seed is kept in the record only so that a match could be re-run live. The log and the seed of
-a live match are secret: never send them to a client.
+seed (and, for a ``"deck"`` match, the record's ``chance``) is kept in the record only so that
+a match could be re-run live: a server resuming a match after a restart deals again from it.
+The log and the seed of a live match are secret: never send them to a client.
 """
 
 from __future__ import annotations
@@ -37,8 +49,9 @@ from engine.core import (
     NotToAct,
     Outcome,
     State,
+    canonical_json,
 )
-from engine.rng import Rng
+from engine.rng import Rng, seed_from_text
 
 LogEntry = dict[str, Any]
 Choices = list[Action] | dict[str, Any]
@@ -46,6 +59,40 @@ Choices = list[Action] | dict[str, Any]
 (``GameInfo.actions == "space"``), that space (:mod:`engine.spaces`)."""
 Policy = Callable[[dict[str, Any], Choices, int], Action]
 """A local policy: ``(view, legal actions or action space, seat) -> action``."""
+
+
+CHANCE_MODES = ("rng", "deck")
+"""How a match resolves chance: its generator (``rng``), or a deck fixed by the seed
+(``deck``, :class:`FixedOrder`)."""
+
+
+class FixedOrder:
+    """A chance resolver fixed by a seed: every outcome has a seeded priority and a chance
+    node takes the available outcome with the lowest one (a deck shuffled once). Needs
+    outcomes of equal weight (draws without replacement); raises ``ValueError`` otherwise.
+
+    Two games with the same seed draw alike at every chance node that offers the same
+    outcomes, whatever happened in between: the duplicate pairs of ``arena bench strength``
+    and of the server (``Match(..., chance="deck")``)."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._priority: dict[str, int] = {}
+
+    def priority(self, outcome: Any) -> int:
+        key = canonical_json(outcome)
+        found = self._priority.get(key)
+        if found is None:
+            found = seed_from_text(f"{self.seed}/{key}")
+            self._priority[key] = found
+        return found
+
+    def pick(self, game: Game, state: State) -> Any:
+        outcomes = game.chance_outcomes(state)
+        if len({w for _, w in outcomes}) > 1:
+            raise ValueError(f"{game.info.name}: chance outcomes of unequal weight cannot be "
+                             f"fixed in advance like a shuffled deck")
+        return min((o for o, _ in outcomes), key=self.priority)
 
 
 def entry_for(actions: Mapping[int, Action]) -> LogEntry:
@@ -63,7 +110,9 @@ class Match:
     """One match of one game, driven action by action."""
 
     def __init__(self, game: Game, num_seats: int, options: Mapping[str, Any] | None = None,
-                 seed: int = 0, *, state: State | None = None) -> None:
+                 seed: int = 0, *, state: State | None = None, chance: str = "rng") -> None:
+        if chance not in CHANCE_MODES:
+            raise ValueError(f"chance is one of {', '.join(CHANCE_MODES)}, not {chance!r}")
         if not game.info.min_seats <= num_seats <= game.info.max_seats:
             raise ValueError(f"{game.info.name} takes {game.info.min_seats}–"
                              f"{game.info.max_seats} seats, not {num_seats}")
@@ -72,6 +121,8 @@ class Match:
         self.options = game.normalize_options(options)
         self.seed = seed
         self.rng = Rng(seed)
+        self.chance = chance
+        self._deck = FixedOrder(seed) if chance == "deck" else None
         self.start_state: State = (state if state is not None
                                    else game.initial_state(num_seats, self.options))
         self.state: State = self.start_state
@@ -132,14 +183,18 @@ class Match:
     # ---- transitions ---------------------------------------------------------------------
 
     def advance(self) -> list[Event]:
-        """Resolve chance nodes with the match RNG until a seat must act or the game ends."""
+        """Resolve chance nodes (with the match RNG, or its deck) until a seat must act or
+        the game ends."""
         events: list[Event] = []
         while self._forced is None:
             decision = self.game.decision(self.state)
             if not decision.chance:
                 break
-            outcomes = self.game.chance_outcomes(self.state)
-            picked = outcomes[self.rng.weighted_index([w for _, w in outcomes])][0]
+            if self._deck is not None:
+                picked = self._deck.pick(self.game, self.state)
+            else:
+                outcomes = self.game.chance_outcomes(self.state)
+                picked = outcomes[self.rng.weighted_index([w for _, w in outcomes])][0]
             events.extend(self._apply({CHANCE: picked}))
         return events
 
@@ -184,9 +239,10 @@ class Match:
     # ---- records -------------------------------------------------------------------------
 
     def record(self) -> dict[str, Any]:
-        """Everything needed to replay the match. Secret while the match is live."""
+        """Everything needed to replay the match. Secret while the match is live. A match
+        that deals from a deck says so (``"chance": "deck"``; absent: the generator)."""
         outcome = self.outcome
-        return {
+        record = {
             "game": self.game.info.name,
             "num_seats": self.num_seats,
             "options": self.options,
@@ -195,6 +251,9 @@ class Match:
             "log": list(self.log),
             "outcome": None if outcome is None else outcome.to_json(),
         }
+        if self.chance != "rng":
+            record["chance"] = self.chance
+        return record
 
     def _initial(self) -> State:
         return self.game.initial_state(self.num_seats, self.options)
@@ -239,11 +298,12 @@ def random_policy(rng: Rng) -> Policy:
 
 def play(game: Game, policies: Sequence[Policy], seed: int = 0,
          options: Mapping[str, Any] | None = None, *, max_steps: int = 1_000_000,
-         on_step: Callable[[Match, Mapping[int, Action]], None] | None = None) -> Match:
+         on_step: Callable[[Match, Mapping[int, Action]], None] | None = None,
+         chance: str = "rng") -> Match:
     """Play a whole match in-process with one policy per seat; returns the finished match.
     Policies see only ``game.view(state, seat)`` and the seat's legal actions (or action
-    space)."""
-    match = Match(game, len(policies), options, seed)
+    space). ``chance``: how chance is resolved (:data:`CHANCE_MODES`)."""
+    match = Match(game, len(policies), options, seed, chance=chance)
     match.advance()
     steps = 0
     while not match.is_over:

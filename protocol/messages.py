@@ -561,6 +561,13 @@ DEFINITIONS: dict[str, WireType] = {
         Field("moves", Int(0), doc="actions applied so far"),
         Field("spectators", Int(0), required=False),
         Field("outcome", Nullable(Ref("Outcome")), required=False, doc="once over"),
+        Field("pair", Ref("Pair"), required=False, doc="one of a duplicate pair"),
+    )),
+    "Pair": Obj((
+        Field("id", Str(), doc="the pair's id (pair_end.pair_id)"),
+        Field("game", Int(1), doc="1: the seats as challenged (or as the ladder seated "
+                                  "them); 2: the same deal, seats swapped"),
+        Field("twin", Str(), doc="the other match of the pair (spectate, get_replay)"),
     )),
     "ReplayStep": Obj((
         Field("seq", Int(1)),
@@ -667,7 +674,10 @@ DEFINITIONS: dict[str, WireType] = {
         Field("rated", Bool()),
     )),
     "LadderMatch": Obj((
-        Field("match_id", Str(), doc="for get_replay"),
+        Field("match_id", Str(), doc="for get_replay; of a duplicate pair: its game 1"),
+        Field("twin", Str(), required=False,
+              doc="a duplicate pair: its game 2 (seats swapped); seats, ranks and ratings "
+                  "are then the pair's, one rated result, seated as in match_id"),
         Field("game", Str()),
         Field("status", Str(enum=LADDER_MATCH_STATUSES)),
         Field("reason", Nullable(Str()), required=False, doc="the outcome's reason"),
@@ -830,6 +840,9 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
         _GAME, _OPTIONS, _CLOCK,
         Field("rated", Bool(), required=False,
               doc="default false (casual); true: every player must be a person"),
+        Field("duplicate", Bool(), required=False,
+              doc="true: a duplicate pair, two matches of one deal with the seats swapped "
+                  "(two seats, a game with chance; casual)"),
     ), ("challenge_sent",), "invite named accounts to a match"),
     MessageSpec("accept", "client", (Field("challenge_id", Str()),), ("ok", "match_start"),
                 "accept a challenge"),
@@ -1017,6 +1030,8 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         Field("options", Obj()),
         Field("clock", Nullable(Ref("Clock"))),
         Field("rated", Bool(), required=False, doc="true: a rated match (absent: casual)"),
+        Field("duplicate", Bool(), required=False,
+              doc="true: a duplicate pair (absent: one match)"),
     ), summary="you are invited to a match"),
     MessageSpec("challenge_sent", "server", (Field("challenge_id", Str()),),
                 summary="your challenge was delivered"),
@@ -1041,6 +1056,7 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         Field("commitment", AnyValue(), required=False,
               doc="simultaneous games, your own seat only: the action you committed to the "
                   "current turn"),
+        Field("pair", Ref("Pair"), required=False, doc="one of a duplicate pair"),
     ), summary="a match begins (or is re-sent on resume / to a new spectator)"),
     MessageSpec("request", "server", (
         _MATCH,
@@ -1077,7 +1093,23 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         _HELD,
         Field("ratings", Arr(Ref("SeatRating")), required=False,
               doc="a rated match that ended over: every seat's rating before and after"),
+        Field("pair", Ref("Pair"), required=False,
+              doc="one of a duplicate pair: pair_end follows once both have ended"),
     ), summary="the match is over"),
+    MessageSpec("pair_end", "server", (
+        Field("pair_id", Str()), _GAME,
+        Field("matches", Arr(Str()), doc="game 1's match id, then game 2's"),
+        Field("players", Arr(Str()), doc="the two account names, as seated in game 1 (the "
+                                         "first holds seat 0 there, seat 1 in game 2)"),
+        Field("status", Str(enum=("over", "void")),
+              doc="void: a match of the pair ended void (unrated; no points)"),
+        Field("outcomes", Arr(Nullable(Ref("Outcome"))),
+              doc="each match's outcome, game 1 then game 2 (seats as in that match)"),
+        Field("points", Nullable(Arr(Number())),
+              doc="per player: 1 a game won, ½ drawn; null when void"),
+        Field("ranks", Nullable(Arr(Int(0))),
+              doc="per player: 0 won (or drew) the pair; null when void"),
+    ), summary="both matches of a duplicate pair have ended: the pair's result"),
     MessageSpec("replay", "server", (
         _MATCH, _GAME, Field("options", Obj()), _SEATS,
         Field("status", Str(enum=MATCH_STATUSES)),
@@ -1093,6 +1125,9 @@ SERVER_MESSAGES: tuple[MessageSpec, ...] = (
         Field("start_seat_views", Arr(Obj()), required=False,
               doc="only with hello.views, finished matches of games with hidden "
                   "information: every seat's view before the first step"),
+        Field("pair", Ref("Pair"), required=False,
+              doc="one of a duplicate pair; while its twin is live it replays like a live "
+                  "match (no log)"),
     ), summary="a match's record"),
     MessageSpec("chat_line", "server", (
         _MATCH,

@@ -4,7 +4,8 @@
 * ``/api/matches``        — live matches, then finished ones from storage (newest first),
   at most :data:`LIST_LIMIT` (the websocket's ``list_matches`` pages through all of them)
 * ``/api/matches/<id>``   — a live match: its public summary only; a finished match: its
-  summary and its replay record (actions included, never the seed)
+  summary and its replay record (actions included, never the seed) — unless it is one of a
+  duplicate pair whose twin is still live (:mod:`server.pairs`): then its summary only
 
 (``/healthz`` is the server's own; ``/api/ladder`` is the ladder's: see
 :mod:`server.ladder`.)
@@ -46,12 +47,13 @@ class MatchApi:
         match_id = path[len("/api/matches/"):]
         found = hub.find_match(match_id)
         if found is not None:
-            if not found.is_over:
+            if not found.is_over or found.sealed:
                 return 200, {"match": found.summary()}
             return 200, {"match": found.summary(), "record": found.finished_record()}
         row = await asyncio.to_thread(hub.store.get_match, match_id)
         if row is None:
             return error_body(HTTPStatus.NOT_FOUND, "no such match")
-        if row.status == "live":
+        twin = hub.find_match(str(row.pair["twin"])) if row.pair is not None else None
+        if row.status == "live" or (twin is not None and not twin.is_over):
             return 200, {"match": row.summary()}
         return 200, {"match": row.summary(), "record": row.record()}

@@ -43,6 +43,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.typing import Subprotocol
 
 from engine import registry
+from engine.core import Outcome
 from protocol import DEFAULT_LIMITS, Limits, ServerSession, encoding_of, select_subprotocol
 from protocol.codec import EncodedMessage
 from protocol.messages import (
@@ -74,6 +75,7 @@ from server.listing import MatchListing, start_number
 from server.live import LiveMatch
 from server.lobby import Lobby, LobbyError, MatchSpec, bot_listing
 from server.metrics import ServerMetrics
+from server.pairs import Ended, LivePair, PairInfo, Pairs, pair_end_message
 from server.people import PeopleService, check_rated
 from server.recorder import MatchRecorder
 from server.rematch import Rematches
@@ -83,6 +85,7 @@ from server.runner import DEFAULT_GRACE_S, MatchRunner
 from server.sessions import AutoplayOffer, Session, Sessions
 from server.storage import (
     Account,
+    MatchRow,
     Store,
     StoreError,
     is_reserved_name,
@@ -109,6 +112,8 @@ PERSIST_SLICE = 50
 """Live matches whose progress is handed to the store in one go (then the loop turns)."""
 HEALTH_STORE_TIMEOUT_S = 5.0
 """How long ``/healthz`` waits for the store's write probe before it calls the store stuck."""
+PAIRS_ON_CLUSTER = ("duplicate pairs are not played on a cluster of nodes: the two matches "
+                    "of a pair and their one result live on one server")
 
 
 def server_version() -> str:
@@ -243,6 +248,7 @@ class ArenaServer:
         self.lobby = Lobby()
         self.live: dict[str, LiveMatch] = {}
         self.recent: collections.OrderedDict[str, LiveMatch] = collections.OrderedDict()
+        self.pairs = Pairs()
         self.connections: set[Connection] = set()
         self.admission = Admission(limits)
         self._admitted: dict[Connection, Admitted] = {}
@@ -252,7 +258,7 @@ class ArenaServer:
             number=None if cluster is None else start_number)
         self._turn = LoopTurn()
         self._replays: collections.OrderedDict[
-            tuple[str, bool, tuple[str, int] | None], tuple[EncodedMessage, int]] = \
+            tuple[str, bool, tuple[str, int, bool] | None], tuple[EncodedMessage, int]] = \
             collections.OrderedDict()
         self._clock: Callable[[], float] = time.monotonic
         self._server: Server | None = None
@@ -348,6 +354,7 @@ class ArenaServer:
         crashed): see :mod:`server.resume`. One that cannot be resumed is ended void."""
         rows = await asyncio.to_thread(self.store.live_matches)
         resumed = failed = 0
+        rebuilt = []
         for row in rows:
             try:
                 runner, out, seating = resume_match(row, self.sessions, self._clock(),
@@ -358,12 +365,43 @@ class ArenaServer:
                 self.store.void_match(row, "void")
                 failed += 1
                 continue
+            rebuilt.append((runner, out, seating))
+        resuming = {runner.match_id for runner, _, _ in rebuilt}
+        await self._resume_pairs([row for row in rows if row.pair is not None], resuming)
+        for runner, out, seating in rebuilt:
             live = self._add_live(runner, seating)
             self._guard(live, live.resume, out)
             resumed += 1
         if rows:
             await asyncio.to_thread(self.store.flush)
             log.warning("interrupted_matches_resumed", resumed=resumed, voided=failed)
+
+    async def _resume_pairs(self, rows: list[MatchRow], resuming: set[str]) -> None:
+        """The duplicate pairs of the live ``rows`` an earlier server left, under way again:
+        each match of a pair is resumed (in ``resuming``), or ended (void, if it could not
+        be resumed; the twin that ended before the stop, as stored). A pair whose matches
+        have both ended already has nobody left to tell."""
+        pairs: dict[str, LivePair] = {}
+        for row in rows:
+            info = PairInfo.from_json(row.pair)
+            assert info is not None
+            names = [str(seat["name"]) for seat in sorted(row.seats, key=lambda s: s["seat"])]
+            first, second = ((row.id, info.twin) if info.game == 1 else (info.twin, row.id))
+            players = names if info.game == 1 else names[::-1]
+            pairs.setdefault(info.pair_id, LivePair(info.pair_id, row.game, (first, second),
+                                                    (players[0], players[-1])))
+        for pair in pairs.values():
+            for match_id in pair.matches:
+                if match_id in resuming:
+                    continue
+                stored = await asyncio.to_thread(self.store.get_match, match_id)
+                if stored is not None and stored.status == "over" and stored.outcome:
+                    pair.ended[match_id] = Ended("over", Outcome.from_json(stored.outcome),
+                                                 stored.ended_at)
+                else:  # voided now, voided before, or never stored
+                    pair.ended[match_id] = Ended("void", None)
+            if not pair.complete:
+                self.pairs.add(pair)
 
     async def close(self) -> None:
         """Stop: no match times out or forfeits from here on, every live match's progress
@@ -873,6 +911,61 @@ class ArenaServer:
             self.cluster.started(live, spec)
         return live
 
+    @property
+    def plays_pairs(self) -> bool:
+        """Whether :meth:`start_pair` starts pairs here (not on a cluster's node)."""
+        return self.cluster is None
+
+    def start_pair(self, spec: MatchSpec, seating: list[Session],
+                   ref_for: tuple[Session, Any] | None = None
+                   ) -> tuple[LiveMatch, LiveMatch]:
+        """Create, persist and start a duplicate pair (:mod:`server.pairs`): two matches of
+        ``spec`` (a two-seat game with chance) with one seed, dealing from one deck,
+        ``seating`` in game 1 and swapped in game 2, started in the same loop turn. Once
+        both have ended their players and spectators get ``pair_end``. Raises
+        ``bad_request`` on a cluster's node (:attr:`plays_pairs`)."""
+        if self.cluster is not None:
+            raise LobbyError("bad_request", PAIRS_ON_CLUSTER, reason="cluster")
+        if len(seating) != 2:
+            raise ValueError("a duplicate pair seats two players")
+        game = registry.get(spec.game)
+        seed = self._new_seed()
+        pair_id = secrets.token_hex(8)
+        ids = (secrets.token_hex(8), secrets.token_hex(8))
+        # Registered first: a match that faults as it deals ends the pair at once.
+        self.pairs.add(LivePair(pair_id, spec.game, ids, (seating[0].name, seating[1].name)))
+        lives = []
+        for number, seats in enumerate((list(seating), list(seating[::-1])), 1):
+            pair = PairInfo(pair_id, number, ids[2 - number])
+            runner = MatchRunner(ids[number - 1], game,
+                                 [SeatInfo(s.name, s.kind) for s in seats], spec.options,
+                                 seed, clock=spec.clock, grace_s=self.grace_s, chance="deck",
+                                 pair=pair.to_json())
+            live = self._add_live(runner, seats)
+            live.spec = spec
+            self.metrics.match_started(spec.game)
+            lives.append(live)
+        for number, live in enumerate(lives):
+            self._guard(live, live.start, ref_for if number == 0 else None)
+        log.info("pair_start", pair_id=pair_id, game=spec.game, matches=list(ids),
+                 players=[s.name for s in seating])
+        return lives[0], lives[1]
+
+    def _pair_complete(self, pair: LivePair) -> None:
+        """Both matches of ``pair`` have ended: unseal their records and tell their players
+        and spectators the pair's result."""
+        message = pair_end_message(pair)
+        told: dict[Session, None] = {}
+        for match_id in pair.matches:
+            done = self.find_match(match_id)
+            if done is not None:
+                done.runner.sealed = False
+                told.update(dict.fromkeys([*done.seating, *done.spectators]))
+        for session in told:
+            session.send(message)
+        log.info("pair_end", pair_id=pair.pair_id, game=pair.game, status=message["status"],
+                 points=message["points"])
+
     def _add_live(self, runner: MatchRunner, seating: list[Session]) -> LiveMatch:
         live = LiveMatch(runner, Audience(seating), MatchRecorder(runner, self.store),
                          self._match_ended)
@@ -890,6 +983,11 @@ class ArenaServer:
         for session in live.seating:
             session.seats.pop(live.match_id, None)
         self.recent[live.match_id] = live
+        if live.pair is not None:
+            pair = self.pairs.ended(live.match_id,
+                                    Ended(live.status, live.outcome, live.ended_at))
+            if pair is not None:
+                self._pair_complete(pair)
         for callback in self._match_end:
             try:
                 callback(live)
@@ -986,8 +1084,11 @@ class ArenaServer:
                    ) -> Awaitable[None] | None:
         targets = list(msg["accounts"])
         spec = MatchSpec.parse(msg["game"], msg.get("options"), msg.get("clock"),
-                               len(targets) + 1, msg.get("rated", False))
+                               len(targets) + 1, msg.get("rated", False),
+                               msg.get("duplicate", False))
         check_rated(session, spec)
+        if spec.duplicate and self.cluster is not None:
+            raise LobbyError("bad_request", PAIRS_ON_CLUSTER, reason="cluster")
         missing = [name for name in targets if not self.sessions.online(name)]
         if missing and self.cluster is not None:  # connected to another node, maybe
             return self._challenge_across(conn, session, msg, targets, spec, missing)
@@ -1017,6 +1118,8 @@ class ArenaServer:
             "clock": None if spec.clock is None else spec.clock.to_json()}
         if spec.rated:
             invitation["rated"] = True
+        if spec.duplicate:
+            invitation["duplicate"] = True
         for name in targets:
             for other in self.sessions.online(name):
                 other.send(invitation)
@@ -1033,7 +1136,9 @@ class ArenaServer:
         challenge = self.lobby.accept(msg["challenge_id"], session)
         conn.protocol.reply(msg, {"type": "ok"})
         conn.flush()
-        if challenge.complete:
+        if challenge.complete and challenge.spec.duplicate:
+            self.start_pair(challenge.spec, challenge.seating())
+        elif challenge.complete:
             self.start_match(challenge.spec, challenge.seating())
         return None
 
@@ -1211,7 +1316,8 @@ class ArenaServer:
         live = self.find_match(match_id)
         # A replay is built and encoded once per step of its match (once for good when it
         # is over) however many ask for it.
-        key = (match_id, views, (live.status, live.runner.seq) if live is not None else None)
+        key = (match_id, views,
+               (live.status, live.runner.seq, live.sealed) if live is not None else None)
         cached = self._replays.get(key)
         if cached is None:
             if live is not None:
@@ -1220,6 +1326,10 @@ class ArenaServer:
                 row = await asyncio.to_thread(self.store.get_match, match_id)
                 if row is None or row.status == "live":
                     raise LobbyError("not_found", "no such finished match")
+                if row.pair is not None and row.pair.get("twin") in self.live:
+                    raise LobbyError("not_found", "this match's duplicate twin is still "
+                                                  "being played: its replay opens when the "
+                                                  "pair is over", reason="sealed")
                 replay = stored_replay(row, views=views)
             cached = (EncodedMessage(replay), len(replay["steps"]))
             self._replays[key] = cached
@@ -1241,5 +1351,6 @@ def peer_address(connection: ServerConnection) -> str:
 def stored_replay(row: Any, views: bool = False) -> dict[str, Any]:
     """The ``replay`` message of a finished match read from storage (no seed); ``views``:
     with each step's views."""
-    stored = StoredMatch(row.id, registry.get(row.game), row.record(), row.seats, row.status)
+    stored = StoredMatch(row.id, registry.get(row.game), row.record(), row.seats, row.status,
+                         pair=row.pair)
     return render_for(stored, None, "replay", views=views)

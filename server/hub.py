@@ -48,11 +48,15 @@ class MatchHandle(Protocol):
     def outcome(self) -> Outcome | None: ...
     @property
     def is_over(self) -> bool: ...
+    @property
+    def sealed(self) -> bool:
+        """Over or not, its record is secret for now: one of a duplicate pair whose twin
+        is still live (:mod:`server.pairs`)."""
 
     def summary(self) -> dict[str, Any]:
         """Public facts: the protocol's ``MatchSummary``."""
     def finished_record(self) -> dict[str, Any]:
-        """The replay record of a finished match (never the seed)."""
+        """The replay record of a finished, unsealed match (never the seed)."""
 
 
 MatchEnded = Callable[[MatchHandle], None]
@@ -75,6 +79,14 @@ class Hub(Protocol):
         """Create, persist and start a match; ``seating[i]`` takes seat ``i``. A match that
         faults while starting comes back already ended (its ``ended_at`` set), and its
         match-end callbacks have run before this returns."""
+    def start_pair(self, spec: MatchSpec, seating: list[Session]
+                   ) -> tuple[MatchHandle, MatchHandle]:
+        """Create, persist and start a duplicate pair (:mod:`server.pairs`): two matches of
+        ``spec`` (a two-seat game with chance) dealing one deal, ``seating`` in the first
+        and swapped in the second. Only where :attr:`plays_pairs`."""
+    @property
+    def plays_pairs(self) -> bool:
+        """Whether this hub starts duplicate pairs (a node of a cluster does not)."""
     def find_match(self, match_id: str) -> MatchHandle | None:
         """A live or recently finished match."""
     def match_summaries(self, game: str | None = None) -> list[dict[str, Any]]:

@@ -11,6 +11,14 @@
   match ended) and at least every ``interval_s``, asks :func:`server.scheduler.plan` which
   matches to start among the connected ladder bots and starts them through the hub like
   any other match (a clock is mandatory; the game's default options);
+* on a game whose ladder plays **duplicate pairs** (:attr:`GameLadder.duplicate`;
+  :mod:`server.pairs`) starts each pairing as a pair: two matches, one deal, seats swapped,
+  started together. A pair takes two of each bot's ``max_matches`` (a bot with one free slot
+  waits). It is *one* rated result, rated once both matches have ended, with the pair's
+  ranks (2-0 or 1½-½ wins it, 1-1 draws it); if either match is void (a server fault, an
+  admin's abort, a restart that could not resume it) the pair is void: unrated. Its raw
+  row is game 1's with ``twin`` naming game 2 (:mod:`server.storage.ladder`), so a rerate
+  recomputes it like any other result; the pair counts once towards the hourly cap;
 * rates each ladder match when it ends (:meth:`LadderService.match_ended`, which the hub
   calls for every match that ends): a finished match
   (including a crash, timeout, disconnect or resignation, which the match runner already
@@ -44,7 +52,8 @@ from server.clocks import Clock
 from server.games import available_names
 from server.hub import Handler, Hub
 from server.ladder_book import DEFAULT_MIN_GAMES, Entity, LadderBook
-from server.lobby import LobbyError, MatchSpec
+from server.lobby import LobbyError, MatchSpec, check_duplicate
+from server.pairs import Ended, pair_result, points_text
 from server.ratings import Rating
 from server.scheduler import Candidate, PairLog, Policy, plan
 from server.sessions import Session
@@ -65,7 +74,8 @@ MAX_LIST = 200
 
 @dataclass(frozen=True)
 class GameLadder:
-    """How one game's ladder runs: seats per match, the clock, options, pairing policy."""
+    """How one game's ladder runs: seats per match, the clock, options, pairing policy,
+    and whether it plays duplicate pairs (``duplicate``: a two-seat game with chance)."""
 
     game: str
     num_seats: int
@@ -75,6 +85,7 @@ class GameLadder:
     pair_cap_per_hour: int = DEFAULT_PAIR_CAP
     patience_s: float = 15.0
     pair_cap_per_bot: int = DEFAULT_PAIR_CAP_PER_BOT
+    duplicate: bool = False
 
     @property
     def policy(self) -> Policy:
@@ -82,21 +93,29 @@ class GameLadder:
                       self.pair_cap_per_bot)
 
     def spec(self) -> MatchSpec:
-        return MatchSpec.parse(self.game, dict(self.options), self.clock.to_json(),
+        spec = MatchSpec.parse(self.game, dict(self.options), self.clock.to_json(),
                                self.num_seats)
+        if self.duplicate:  # (not through parse: a ladder pair is rated, on the ladder)
+            check_duplicate(self.game, registry.get(self.game).info.chance, self.num_seats,
+                            False)
+        return spec
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "num_seats": self.num_seats, "clock": self.clock.to_json(),
                 "options": dict(self.options), "window": self.window,
                 "pair_cap_per_hour": self.pair_cap_per_hour,
-                "pair_cap_per_bot": self.pair_cap_per_bot, "patience_s": self.patience_s}
+                "pair_cap_per_bot": self.pair_cap_per_bot, "patience_s": self.patience_s,
+                "duplicate": self.duplicate}
 
 
 @dataclass(frozen=True)
 class LadderSettings:
     """``games``: the ladders by game name; ``None`` runs one for every game the server has,
     with the game's fewest seats, ``clock``, ``window``, ``pair_cap_per_hour``,
-    ``pair_cap_per_bot`` and ``patience_s`` (see :class:`server.scheduler.Policy`)."""
+    ``pair_cap_per_bot`` and ``patience_s`` (see :class:`server.scheduler.Policy`), and
+    duplicate pairs for the games named in ``duplicate``. None by default: a pair needs two
+    free slots of each bot, and a bot that joins with ``max_matches`` 1 would never play;
+    ``arena ladder run`` turns them on for Battle Line (``--duplicate``)."""
 
     games: Mapping[str, GameLadder] | None = None
     clock: Clock = DEFAULT_CLOCK
@@ -107,6 +126,7 @@ class LadderSettings:
     min_games: int = DEFAULT_MIN_GAMES
     interval_s: float = 1.0
     seed: int | None = None
+    duplicate: frozenset[str] = frozenset()
 
 
 @dataclass(eq=False)
@@ -134,11 +154,13 @@ class EndedHandle(Protocol):
 
 @dataclass(frozen=True)
 class LadderLive:
-    """A ladder match under way."""
+    """A ladder match under way (``twin``: a duplicate pair, of which ``match_id`` is game 1,
+    seated ``entities``, and ``twin`` game 2)."""
 
     match_id: str
     game: str
     entities: tuple[int, ...]
+    twin: str | None = None
 
 
 class LadderService:
@@ -159,6 +181,8 @@ class LadderService:
         self.rated_matches = 0
         self.void_matches = 0
         self._joined: dict[str, dict[int, Joined]] = {}   # game -> entity id -> joined
+        # A pair's matches that ended, by the pair's game-1 match id (until both have).
+        self._halves: dict[str, dict[str, Ended]] = {}
         self._waiting_since: dict[int, float] = {}  # entity -> last joined, seated or freed
         self._ladders: dict[str, GameLadder] = {}
         self._kick = asyncio.Event()
@@ -201,7 +225,8 @@ class LadderService:
             if row.started > since:
                 self.pair_log.add(row.entities, row.started)
         cut = [row for row in rows if row.status == "live"]
-        lost = [row.match_id for row in cut if self.server.find_match(row.match_id) is None]
+        lost = [m for row in cut for m in (row.match_id, row.twin)
+                if m is not None and self.server.find_match(m) is None]
         stored = await asyncio.to_thread(
             lambda: {m: self.server.store.get_match(m) for m in lost})
         self._take_back(cut, stored, live_elsewhere)
@@ -226,7 +251,11 @@ class LadderService:
         ``stored`` has their rows), and record the others void (``interrupted``)."""
         resumed = voided = 0
         for row in rows:
-            ladder_match = LadderLive(row.match_id, row.game, tuple(row.entities))
+            ladder_match = LadderLive(row.match_id, row.game, tuple(row.entities), row.twin)
+            if row.twin is not None:
+                if self._take_back_pair(ladder_match, stored, live_elsewhere):
+                    resumed += 1
+                continue
             handle = self.server.find_match(row.match_id)
             match = stored.get(row.match_id)
             if (handle is not None and not handle.is_over) or row.match_id in live_elsewhere:
@@ -244,6 +273,31 @@ class LadderService:
                 voided += 1
         if rows:
             log.warning("interrupted_ladder_matches", resumed=resumed, voided=voided)
+
+    def _take_back_pair(self, pair: LadderLive, stored: Mapping[str, MatchRow | None],
+                        live_elsewhere: frozenset[str]) -> bool:
+        """:meth:`_take_back` for a pair: each match resumed is followed, each that ended
+        counts as it ended (one that was not resumed: void); rated or void at once if both
+        have ended. Returns whether any of it is under way."""
+        halves = self._halves.setdefault(pair.match_id, {})
+        following = False
+        for match_id in (pair.match_id, pair.twin):
+            assert match_id is not None
+            handle = self.server.find_match(match_id)
+            match = stored.get(match_id)
+            if (handle is not None and not handle.is_over) or match_id in live_elsewhere:
+                self.live[match_id] = pair
+                following = True
+            elif handle is not None:
+                halves[match_id] = Ended(handle.status, handle.outcome, handle.ended_at)
+            elif match is not None and match.status == "over" and match.outcome is not None:
+                halves[match_id] = Ended("over", Outcome.from_json(match.outcome),
+                                         match.ended_at)
+            else:
+                halves[match_id] = Ended("void", Outcome.draw(2, "interrupted"))
+        if len(halves) == 2:
+            self._record_pair(pair, self._halves.pop(pair.match_id))
+        return following
 
     async def close(self) -> None:
         """Stop scheduling and rating. Ladder matches still live are left as they are
@@ -289,7 +343,8 @@ class LadderService:
             info = registry.get(name).info
             ladder = GameLadder(name, info.min_seats, self.settings.clock, {},
                                 self.settings.window, self.settings.pair_cap_per_hour,
-                                self.settings.patience_s, self.settings.pair_cap_per_bot)
+                                self.settings.patience_s, self.settings.pair_cap_per_bot,
+                                duplicate=name in self.settings.duplicate)
         if ladder is None:
             raise LobbyError("not_found", "no ladder for that game")
         ladder.spec()  # fail loudly on a bad configuration (clock, options, seats)
@@ -320,17 +375,24 @@ class LadderService:
                 continue
             ladder = self.ladder_for(game)
             now = self.now()
-            candidates = [self._candidate(j, ladder.num_seats) for j in joined.values()
-                          if j.session.connected]
+            pairs = ladder.duplicate and self.server.plays_pairs
+            candidates = [self._candidate(j, ladder.num_seats, 2 if pairs else 1)
+                          for j in joined.values() if j.session.connected]
             for pairing in plan(candidates, ladder.policy, self.pair_log, now, self.rng):
-                started.append(self._start(ladder, [joined[e] for e in pairing.seats], now))
+                seating = [joined[e] for e in pairing.seats]
+                if pairs:
+                    started.extend(self._start_pair(ladder, seating, now))
+                else:
+                    started.append(self._start(ladder, seating, now))
         return started
 
-    def _candidate(self, j: Joined, num_seats: int) -> Candidate:
+    def _candidate(self, j: Joined, num_seats: int, slots: int = 1) -> Candidate:
+        """``slots``: the matches one pairing takes of it (a duplicate pair: 2)."""
         standing = self.book.standings[j.entity.id]
         counts = (standing.seat_counts + [0] * num_seats)[:num_seats]
         return Candidate(j.entity.id, j.entity.account,
-                         free=j.max_matches - len(j.session.seats), games=standing.started,
+                         free=(j.max_matches - len(j.session.seats)) // slots,
+                         games=standing.started,
                          ordinal=standing.rating.ordinal, last_played=standing.last_played,
                          seat_counts=tuple(counts),
                          waiting_since=self._waiting_since.get(j.entity.id))
@@ -353,6 +415,30 @@ class LadderService:
             self.match_ended(live)
         return live.match_id
 
+    def _start_pair(self, ladder: GameLadder, seating: list[Joined], now: float
+                    ) -> list[str]:
+        """Start a duplicate pair: ``seating`` in game 1, swapped in game 2; one raw row."""
+        entities = tuple(j.entity.id for j in seating)
+        before = [self.book.standings[e].rating for e in entities]
+        self.book.started(entities, now)
+        self.book.started(entities[::-1], now)
+        self._waiting_since.update((e, now) for e in entities)
+        first, second = self.server.start_pair(ladder.spec(), [j.session for j in seating])
+        pair = LadderLive(first.match_id, ladder.game, entities, second.match_id)
+        self.live[first.match_id] = self.live[second.match_id] = pair
+        self.started_matches += 2
+        if self.store is not None:
+            self.store.save_start(first.match_id, ladder.game, entities, before, now,
+                                  first.started_at, twin=second.match_id)
+        log.info("ladder_pair", match_id=first.match_id, twin=second.match_id,
+                 game=ladder.game,
+                 seats=[f"{j.entity.account}/{j.entity.bot}@{j.entity.version}"
+                        for j in seating])
+        for live in (first, second):  # one ended while starting (a fault at the deal)
+            if live.ended_at is not None:
+                self.match_ended(live)
+        return [first.match_id, second.match_id]
+
     # ---- results -----------------------------------------------------------------------------
 
     def match_ended(self, live: EndedHandle) -> None:
@@ -363,7 +449,13 @@ class LadderService:
         now = self.now()
         self._waiting_since.update((e, now) for e in ladder_match.entities)
         try:
-            self._record(ladder_match, live.status, live.outcome, live.ended_at)
+            if ladder_match.twin is not None:
+                halves = self._halves.setdefault(ladder_match.match_id, {})
+                halves[live.match_id] = Ended(live.status, live.outcome, live.ended_at)
+                if len(halves) == 2:
+                    self._record_pair(ladder_match, self._halves.pop(ladder_match.match_id))
+            else:
+                self._record(ladder_match, live.status, live.outcome, live.ended_at)
         except Exception:
             log.exception("ladder_result_failed", match_id=live.match_id)
         self.kick()
@@ -387,6 +479,21 @@ class LadderService:
             self.store.save_void(match_id, "void" if outcome is None else outcome.reason,
                                  ended_at)
         log.warning("ladder_void", match_id=match_id, status=status)
+
+    def _record_pair(self, pair: LadderLive, halves: Mapping[str, Ended]) -> None:
+        """Rate (or void) a pair both of whose matches have ended: one result, the pair's
+        ranks in game 1's seat order, at the later end."""
+        assert pair.twin is not None
+        first, second = halves[pair.match_id], halves[pair.twin]
+        ended_at = max((e.ended_at for e in (first, second) if e.ended_at), default=None)
+        if first.counts and second.counts:
+            assert first.outcome is not None and second.outcome is not None
+            points, ranks = pair_result(first.outcome, second.outcome)
+            self._record(pair, "over", Outcome(ranks, f"duplicate {points_text(points)}"),
+                         ended_at)
+            return
+        void = next(e for e in (first, second) if not e.counts)
+        self._record(pair, "void", void.outcome, ended_at)
 
     # ---- protocol handlers -------------------------------------------------------------------
 
@@ -536,9 +643,12 @@ class LadderService:
                 "rank": None if row.ranks is None else row.ranks[seat],
                 "ordinal_before": _ordinal(row.before, seat),
                 "ordinal_after": _ordinal(row.after, seat)})
-        return {"match_id": row.match_id, "game": row.game, "status": row.status,
-                "reason": row.reason, "started_at": row.started_at, "ended_at": row.ended_at,
-                "seats": seats}
+        out = {"match_id": row.match_id, "game": row.game, "status": row.status,
+               "reason": row.reason, "started_at": row.started_at, "ended_at": row.ended_at,
+               "seats": seats}
+        if row.twin is not None:
+            out["twin"] = row.twin
+        return out
 
     # ---- HTTP --------------------------------------------------------------------------------
 

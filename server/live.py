@@ -112,13 +112,27 @@ class LiveMatch:
         runner = self.runner
         if self._seats_json is None:  # who sits where never changes
             self._seats_json = [info.to_json(s) for s, info in enumerate(runner.seats)]
-        return {"match_id": runner.match_id, "game": runner.game.info.name,
-                "seats": self._seats_json,
-                "status": "live" if runner.status == "live" else "over",
-                "started_at": self.started_at, "moves": runner.moves,
-                "spectators": len(self.spectators),
-                "outcome": runner.outcome.to_json()
-                if runner.is_over and runner.outcome is not None else None}
+        out = {"match_id": runner.match_id, "game": runner.game.info.name,
+               "seats": self._seats_json,
+               "status": "live" if runner.status == "live" else "over",
+               "started_at": self.started_at, "moves": runner.moves,
+               "spectators": len(self.spectators),
+               "outcome": runner.outcome.to_json()
+               if runner.is_over and runner.outcome is not None else None}
+        if runner.pair is not None:
+            out["pair"] = dict(runner.pair)
+        return out
+
+    @property
+    def pair(self) -> dict[str, Any] | None:
+        """One of a duplicate pair (:mod:`server.pairs`): ``{"id", "game", "twin"}``."""
+        return self.runner.pair
+
+    @property
+    def sealed(self) -> bool:
+        """Over or not, its record is secret: it is one of a duplicate pair whose twin is
+        still live (:attr:`MatchRunner.sealed`)."""
+        return self.runner.sealed
 
     def replay(self, views: bool = False) -> dict[str, Any]:
         """The ``replay`` message (for spectators: no hidden information, no seed);

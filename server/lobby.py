@@ -45,20 +45,28 @@ class MatchSpec:
     num_seats: int
     rated: bool = False
     """Rated for people (:mod:`server.people`): a rated seek pairs with rated seeks only."""
+    duplicate: bool = False
+    """A duplicate pair (:mod:`server.pairs`): two matches, one deal, seats swapped."""
 
     @property
     def key(self) -> str:
         clock = None if self.clock is None else self.clock.to_json()
         key: list[Any] = [self.game, dict(self.options), clock, self.num_seats]
-        return canonical_json([*key, "rated"] if self.rated else key)
+        if self.rated:
+            key.append("rated")
+        if self.duplicate:
+            key.append("duplicate")
+        return canonical_json(key)
 
     @classmethod
     def parse(cls, game: Any, options: Any = None, clock: Any = None, seats: Any = None,
-              rated: Any = False) -> MatchSpec:
+              rated: Any = False, duplicate: Any = False) -> MatchSpec:
         """Check a client's match request; raises :class:`LobbyError` (``not_found`` for an
-        unknown game, ``bad_request`` for bad options, clock, seat count or ``rated``)."""
-        if not isinstance(rated, bool):
-            raise LobbyError("bad_request", "rated is true or false")
+        unknown game, ``bad_request`` for bad options, clock, seat count, ``rated`` or
+        ``duplicate``: a duplicate pair is for a two-seat game with chance, and casual;
+        ``details.reason`` says which of ``no_chance``, ``seats``, ``rated``)."""
+        if not isinstance(rated, bool) or not isinstance(duplicate, bool):
+            raise LobbyError("bad_request", "rated and duplicate are true or false")
         try:
             engine_game = registry.get(str(game))
         except KeyError:
@@ -77,7 +85,27 @@ class MatchSpec:
         if not isinstance(num, int) or not info.min_seats <= num <= info.max_seats:
             raise LobbyError("bad_request", f"{info.name} takes {info.min_seats}-"
                                             f"{info.max_seats} seats, not {seats}")
-        return cls(info.name, normalized, parsed_clock, num, rated)
+        if duplicate:
+            check_duplicate(info.name, info.chance, num, rated)
+        return cls(info.name, normalized, parsed_clock, num, rated, duplicate)
+
+
+def check_duplicate(game: str, chance: bool, num_seats: int, rated: bool) -> None:
+    """Raise ``bad_request`` (``details.reason``) unless a duplicate pair of ``game`` at
+    ``num_seats`` seats can be played: the game has chance (without it both matches would
+    start alike and the pair would be two ordinary games), two seats (a pair swaps them), and
+    it is casual (people's ratings count single matches; bots are rated in pairs on a
+    ladder that plays them)."""
+    if not chance:
+        raise LobbyError("bad_request", f"{game} has no chance: a duplicate pair deals one "
+                                        "deal twice, and this game has none",
+                         reason="no_chance")
+    if num_seats != 2:
+        raise LobbyError("bad_request", f"a duplicate pair swaps two seats: {game} with 2 "
+                                        f"seats only, not {num_seats}", reason="seats")
+    if rated:
+        raise LobbyError("bad_request", "a duplicate pair is casual: people's ratings count "
+                                        "single matches", reason="rated")
 
 
 @dataclass(eq=False)

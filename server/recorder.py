@@ -31,7 +31,8 @@ class MatchRecorder:
             num_seats=runner.num_seats, seed=runner.match.seed,
             seats=[info.to_json(s) for s, info in enumerate(runner.seats)],
             clock=None if runner.clock is None else runner.clock.to_json(),
-            start=record["start"], created_at=started_at, live_state=live_state))
+            start=record["start"], created_at=started_at, live_state=live_state,
+            chance=runner.match.chance, pair=runner.pair))
 
     def resumed(self) -> None:
         """The match was rebuilt from its stored log: all of it is in the store."""

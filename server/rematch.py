@@ -78,6 +78,9 @@ class Rematches:
         if not match.is_over:
             raise LobbyError("bad_request", "the match is not over: a rematch is offered "
                                             "once it ends")
+        if match.pair is not None:
+            raise LobbyError("bad_request", "a match of a duplicate pair has no rematch: "
+                                            "challenge again with duplicate", reason="pair")
         again = self.started.get(match.match_id)
         if again is not None:
             conn.protocol.error("bad_request", "this match's rematch has started already",

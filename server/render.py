@@ -17,7 +17,11 @@ Contract of what a viewer gets:
   with ``views=True`` (the viewer asked for views in ``hello``) also ``view``, the viewer's
   view after those events.
 * ``replay``: of a live match, only the public (spectator) renders of the events so far; of a
-  finished match the full record (log of actions included) **minus the seed**. With
+  finished match the full record (log of actions included) **minus the seed**. A finished
+  match that is *sealed* (one of a duplicate pair whose twin is still live: its log would
+  show the twin's deck) replays like a live one.
+* A match of a duplicate pair says so in its ``match_start``, ``match_end`` and ``replay``
+  (``pair``: the pair's id, which game of it this is, the twin's match id). With
   ``views=True`` every step also carries the spectator's view after it (and, once the match
   is over and only for games with hidden information, every seat's view: the log that
   derives them is public by then).
@@ -120,8 +124,18 @@ class Renderable(Protocol):
         """What ``seat`` committed to the current simultaneous decision, if anything."""
         ...
 
+    @property
+    def pair(self) -> Mapping[str, Any] | None:
+        """One of a duplicate pair: ``{"id", "game", "twin"}``; else ``None``."""
+        ...
+
+    @property
+    def sealed(self) -> bool:
+        """Its record is secret even once over (its duplicate twin is still live)."""
+        ...
+
     def finished_record(self) -> dict[str, Any]:
-        """The record without the seed; only called once the match is over."""
+        """The record without the seed; only called once the match is over and unsealed."""
         ...
 
 
@@ -172,6 +186,8 @@ def render_for(match: Renderable, viewer: int | None, kind: Kind, *,
                    "clocks_ms": None if clocks_ms is None else list(clocks_ms),
                    "view": game.view(match.state, viewer), "status": wire_status(match),
                    "seq": match.seq}
+        if match.pair is not None:
+            message["pair"] = dict(match.pair)
         if game.info.simultaneous:
             # Who is already in on the current simultaneous turn (never what), and the
             # viewer's own commitment to it: what a (re)joining client cannot see otherwise.
@@ -182,9 +198,12 @@ def render_for(match: Renderable, viewer: int | None, kind: Kind, *,
         return message
     if kind == "match_end":
         outcome = match.outcome
-        return {"type": "match_end", "match_id": match.match_id,
-                "outcome": None if outcome is None else outcome.to_json(),
-                "view": game.view(match.state, viewer), "status": wire_status(match)}
+        message = {"type": "match_end", "match_id": match.match_id,
+                   "outcome": None if outcome is None else outcome.to_json(),
+                   "view": game.view(match.state, viewer), "status": wire_status(match)}
+        if match.pair is not None:
+            message["pair"] = dict(match.pair)
+        return message
     if kind == "replay":
         return _render_replay(match, views)
     if kind == "error":
@@ -219,9 +238,13 @@ def _render_replay(match: Renderable, views: bool) -> dict[str, Any]:
         "seats": [info.to_json(s) for s, info in enumerate(match.seats)],
         "status": wire_status(match),
     }
-    if match.status == "live":
+    if match.pair is not None:
+        head["pair"] = dict(match.pair)
+    if match.status == "live" or match.sealed:
         # Only what a spectator has seen: public renders of the events so far. Never the log.
-        head["outcome"] = None
+        # (A sealed match is over: its outcome was public in its match_end.)
+        outcome = match.outcome if match.status != "live" else None
+        head["outcome"] = None if outcome is None else outcome.to_json()
         head["steps"] = [{"seq": batch.seq, "events": [e.render(None) for e in batch.events]}
                          for batch in match.history]
         if views:
@@ -286,11 +309,15 @@ def record_replay(game: Game, record: Mapping[str, Any], *, views: bool = False
 class StoredMatch:
     """A finished match read back from storage, shaped for :func:`render_for` (replays).
 
-    ``record`` is the stored record **without** the seed; ``seats`` as stored."""
+    ``record`` is the stored record **without** the seed; ``seats`` as stored; ``pair`` as
+    stored (the caller refuses the replay of a match whose twin is still live: a stored
+    match is never sealed here)."""
+
+    sealed = False
 
     def __init__(self, match_id: str, game: Game, record: Mapping[str, Any],
                  seats: Sequence[Mapping[str, Any]], status: str,
-                 clock: Clock | None = None) -> None:
+                 clock: Clock | None = None, pair: Mapping[str, Any] | None = None) -> None:
         if "seed" in record:
             raise ValueError("a stored record handed to render_for must not carry the seed")
         self.match_id = match_id
@@ -300,6 +327,7 @@ class StoredMatch:
         self.seats = [SeatInfo(str(s["name"]), str(s["kind"])) for s in seats]
         self.clock = clock
         self.status = status
+        self.pair = None if pair is None else dict(pair)
         outcome = record.get("outcome")
         self._outcome = None if outcome is None else Outcome.from_json(outcome)
 

@@ -4,8 +4,9 @@ A live match is stored as it goes (:class:`~server.recorder.MatchRecorder`): its
 options, seats and clock when it starts; its new log entries, move count and ``live_state``
 (the seats' banks, and the SHA-256 of each seated session's resume token) a few times a
 second. :func:`resume_match` rebuilds a :class:`~server.runner.MatchRunner` from that row
-(:meth:`MatchRunner.resumed`: the seed deals again and the logged actions are replayed and
-re-checked) and restores its seated sessions, away (:meth:`Sessions.restore`), so that
+(:meth:`MatchRunner.resumed`: the seed deals again, from the generator or from the deck the
+match was stored with, and the logged actions are replayed and re-checked) and restores its
+seated sessions, away (:meth:`Sessions.restore`), so that
 
 * a client that says ``hello`` with its old resume token, or logs in to the account that
   held the seat, gets the seat back: ``match_start`` and its pending request, as after any
@@ -55,7 +56,7 @@ def resume_match(row: MatchRow, sessions: Restorer, now: float, grace_s: float
     runner, out = MatchRunner.resumed(
         row.id, game, seats, row.options, row.seed, row.log, now,
         clock=Clock.from_json(row.clock), banks_ms=state.get("clocks_ms"), grace_s=grace_s,
-        start_state=row.start)
+        start_state=row.start, chance=row.chance, pair=row.pair)
     hashes = list(state.get("resume") or [])
     hashes += [None] * (len(seats) - len(hashes))
     seating = [sessions.restore(info.name, info.kind, hashes[seat], now)

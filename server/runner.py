@@ -133,12 +133,22 @@ class MatchRunner:
                  options: Mapping[str, Any] | None = None, seed: int = 0, *,
                  clock: Clock | None = None, grace_s: float = DEFAULT_GRACE_S,
                  request_ids: Callable[[], str] = new_request_id,
-                 start_state: State | None = None) -> None:
+                 start_state: State | None = None, chance: str = "rng",
+                 pair: Mapping[str, Any] | None = None) -> None:
+        """``chance``: how the match resolves chance (:data:`engine.match.CHANCE_MODES`);
+        ``pair``: the match is one of a duplicate pair (:class:`server.pairs.PairInfo`'s
+        wire form), and starts :attr:`sealed`."""
         self.match_id = match_id
         self.game = game
         self.seats = list(seats)
         self.num_seats = len(self.seats)
-        self.match = Match(game, self.num_seats, options, seed, state=start_state)
+        self.match = Match(game, self.num_seats, options, seed, state=start_state,
+                           chance=chance)
+        self.pair: dict[str, Any] | None = None if pair is None else dict(pair)
+        # A match of a pair whose twin is still live: its record (the log, which shows the
+        # deck's order, the twin's deck too) is kept secret even once it is over; it
+        # replays like a live match. The server unseals both when the pair is complete.
+        self.sealed = pair is not None
         self.match.game = _LegalMemo(game)  # type: ignore[assignment]
         self.options = self.match.options
         self.clock = clock
@@ -167,19 +177,22 @@ class MatchRunner:
                 options: Mapping[str, Any] | None, seed: int, log: Sequence[LogEntry],
                 now: float, *, clock: Clock | None = None, banks_ms: Sequence[int] | None = None,
                 grace_s: float = DEFAULT_GRACE_S, start_state: State | None = None,
-                request_ids: Callable[[], str] = new_request_id) -> tuple[MatchRunner,
-                                                                           list[Outgoing]]:
+                request_ids: Callable[[], str] = new_request_id, chance: str = "rng",
+                pair: Mapping[str, Any] | None = None) -> tuple[MatchRunner,
+                                                                list[Outgoing]]:
         """A match a stopped or crashed server left live, rebuilt from what it stored: the
         seed deals again and ``log``'s seat actions are taken again in order (each
         re-checked; the chance outcomes they lead to must be the logged ones), so the state,
         the move count and the public history (one batch of events per step; the clock
         and connection events of before are not kept) are as they were. Each seat's bank
         is ``banks_ms`` (the clocks at the last stored action); every decision open now
-        gets a new ``request_id`` and a fresh deadline from ``now``. Returns the runner
+        gets a new ``request_id`` and a fresh deadline from ``now``. ``chance`` and ``pair``
+        as the match was started with (a deck deals again the same). Returns the runner
         and what to send: nothing, or the ``match_end`` of a match whose last stored
         action ended it. Raises :class:`ValueError` if the log does not replay."""
         runner = cls(match_id, game, seats, options, seed, clock=clock, grace_s=grace_s,
-                     request_ids=request_ids, start_state=start_state)
+                     request_ids=request_ids, start_state=start_state, chance=chance,
+                     pair=pair)
         runner.started = True
         match = runner.match
 
@@ -260,10 +273,10 @@ class MatchRunner:
         return self.match.commitment(seat) if self.status == "live" else None
 
     def finished_record(self) -> dict[str, Any]:
-        """The replay record without the seed. Only once the match is over: the log of a
-        live match would reveal the deal."""
-        if self.status == "live":
-            raise RuntimeError("the record of a live match is secret")
+        """The replay record without the seed. Only once the match is over, and unsealed:
+        the log of a live match (or of a live match's twin) would reveal the deal."""
+        if self.status == "live" or self.sealed:
+            raise RuntimeError("the record of a live match (or of its twin) is secret")
         record = self.match.record()
         del record["seed"]
         record["outcome"] = None if self.outcome is None else self.outcome.to_json()

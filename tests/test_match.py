@@ -10,7 +10,15 @@ import pytest
 from games.goofspiel import GAME
 
 from engine.core import CHANCE, IllegalAction, MalformedAction, NotToAct, Outcome, canonical_json
-from engine.match import Match, actions_of, entry_for, play, random_policy, replay
+from engine.match import (
+    FixedOrder,
+    Match,
+    actions_of,
+    entry_for,
+    play,
+    random_policy,
+    replay,
+)
 from engine.rng import Rng
 
 
@@ -174,3 +182,50 @@ def test_same_seed_same_match_and_log_entries_round_trip() -> None:
 def test_seat_count_is_checked() -> None:
     with pytest.raises(ValueError, match="2–2 seats"):
         Match(GAME, 3)
+
+
+def _draws(match: Match) -> dict[str, list[Any]]:
+    """A finished Battle Line match's chance outcomes: the deal, then each deck's draws."""
+    game = match.game
+    out: dict[str, list[Any]] = {"deal": [], "troop": [], "tactics": []}
+    for state, entry in replay(game, match.record()):
+        if entry is not None and "chance" in entry:
+            out["deal" if state["phase"] == "deal" else state["pending"]].append(
+                entry["chance"])
+    return out
+
+
+def test_a_deck_deals_alike_however_the_games_go() -> None:
+    """Two Battle Line matches with one seed and chance from the deck, played differently:
+    the same deal, and each deck's n-th draw is the same card in both (the generator's
+    draws part ways once the games do)."""
+    from engine import registry
+
+    game = registry.get("battleline")
+    decks = [play(game, [random_policy(Rng(s)), random_policy(Rng(s + 1))], seed=11,
+                  chance="deck") for s in (1, 5)]
+    one, two = _draws(decks[0]), _draws(decks[1])
+    assert decks[0].log != decks[1].log and one["deal"] == two["deal"]
+    for deck in ("troop", "tactics"):
+        n = min(len(one[deck]), len(two[deck]))
+        assert one[deck][:n] == two[deck][:n]
+    assert decks[0].record()["chance"] == "deck"
+    rngs = [play(game, [random_policy(Rng(s)), random_policy(Rng(s + 1))], seed=11)
+            for s in (1, 5)]
+    assert "chance" not in rngs[0].record()
+    assert _draws(rngs[0])["troop"][:10] != _draws(rngs[1])["troop"][:10]
+
+
+def test_the_chance_mode_is_checked_and_a_deck_needs_equal_weights() -> None:
+    with pytest.raises(ValueError, match="chance is one of"):
+        Match(GAME, 2, None, 0, chance="dice")
+
+    class Loaded:
+        info = GAME.info
+
+        @staticmethod
+        def chance_outcomes(state: Any) -> list[tuple[Any, int]]:
+            return [("a", 1), ("b", 2)]
+
+    with pytest.raises(ValueError, match="unequal weight"):
+        FixedOrder(3).pick(Loaded(), {})  # type: ignore[arg-type]

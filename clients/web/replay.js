@@ -56,9 +56,13 @@ export class ReplayView {
       return;
     }
     if (replay.status === "live" || !replay.log) {
+      // (a finished match of a duplicate pair is sealed while its twin is played: same deal)
+      const sealed = replay.status !== "live" && replay.pair;
       clear(this.root).appendChild(h("div", { class: "card" },
-        h("p", {}, "This match is still being played: its replay is ready once it ends."),
-        h("a", { href: `#/m/${this.matchId}`, class: "button primary" }, "Watch it live")));
+        h("p", {}, sealed
+          ? "The other match of this duplicate pair, the same deal, is still being played: this replay is ready once it ends."
+          : "This match is still being played: its replay is ready once it ends."),
+        h("a", { href: `#/m/${sealed ? replay.pair.twin : this.matchId}`, class: "button primary" }, "Watch it live")));
       return;
     }
     this.replay = replay;
@@ -88,7 +92,10 @@ export class ReplayView {
         h("h2", {}, `Replay · ${this.gameTitle(replay.game)}`),
         h("span", { class: "muted" }, replay.seats.map((s) => s.name).join(" vs ")),
         h("span", { class: "outcome-tag", dataset: { outcome: outcome?.reason || "" } }, outcomeText),
-        h("span", { class: "match-id" }, `match ${this.matchId}`)),
+        h("span", { class: "match-id" }, `match ${this.matchId}`),
+        replay.pair ? h("a", { href: `#/replay/${replay.pair.twin}`, class: "button small", dataset: { action: "twin" },
+                               title: "the same deal with the seats swapped" },
+                        `Duplicate: game ${3 - replay.pair.game} of the pair`) : null),
       h("div", { class: "replay-controls", role: "toolbar", "aria-label": "replay controls" },
         button("first", "⇤", "first position after the deal (Home)", () => this.go(this.opening)),
         button("prev", "◀", "step back (←)", () => this.go(this.index - 1)),

@@ -26,7 +26,8 @@ Contract:
 * Reads (``get_*``/``list_*``) see what is committed; they may touch the disk, so the server
   calls them off the event loop where they may be slow (replays).
 * A match is stored as game + options + seat count + seed + action log (+ a custom start
-  state), so replays cost nothing; live matches are written as they go (status ``live``),
+  state, its chance mode, and its duplicate pair if it is one of one), so replays cost
+  nothing; live matches are written as they go (status ``live``),
   with their ``live_state`` (the seats' clocks at the last stored action, and the hashes
   of the seated sessions' resume tokens), so a restarted server resumes them. The
   ``live_state`` is dropped once the match ends.
@@ -127,6 +128,11 @@ class MatchRow:
     """While live: what a restarted server needs beyond the log to resume the match
     (``{"clocks_ms": [...] | None, "resume": [token hash | None per seat]}``); secret, and
     ``None`` once the match has ended."""
+    chance: str = "rng"
+    """How the match resolves chance (:data:`engine.match.CHANCE_MODES`): a resumed match
+    deals again the same way."""
+    pair: dict[str, Any] | None = None
+    """One of a duplicate pair (:mod:`server.pairs`): ``{"id", "game", "twin"}``."""
 
     def record(self) -> dict[str, Any]:
         """The replay record **without** the seed (what a client of a finished match gets)."""
@@ -135,9 +141,12 @@ class MatchRow:
 
     def summary(self) -> dict[str, Any]:
         """Public facts, fit for any client at any time (no log, no seed)."""
-        return {"match_id": self.id, "game": self.game, "seats": self.seats,
-                "status": self.status, "started_at": self.created_at,
-                "ended_at": self.ended_at, "moves": self.moves, "outcome": self.outcome}
+        out = {"match_id": self.id, "game": self.game, "seats": self.seats,
+               "status": self.status, "started_at": self.created_at,
+               "ended_at": self.ended_at, "moves": self.moves, "outcome": self.outcome}
+        if self.pair is not None:
+            out["pair"] = self.pair
+        return out
 
 
 class StoreError(Exception):

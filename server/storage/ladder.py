@@ -6,7 +6,11 @@ A :class:`LadderStore` comes from :meth:`server.storage.Store.ladder`. It keeps
   was seeded from, ``created_after`` = results rated before it joined);
 * the **raw results**: one :class:`LadderMatchRow` per ladder match with its entities per
   seat, status (``live`` → ``rated`` or ``void``), the engine's ranks and reason, the rating
-  order ``seq`` of a rated match and each seat's ratings before and after;
+  order ``seq`` of a rated match and each seat's ratings before and after. A duplicate pair
+  (:mod:`server.pairs`) is *one* raw result: its row is game 1's (``match_id``, entities as
+  seated there) with ``twin`` naming game 2 (the same entities, seats swapped); its ranks are
+  the pair's (:func:`server.pairs.pair_result`) and its reason ``duplicate <points>``, while
+  each game's own outcome stays in its match's record;
 * each entity's **current rating** and counts (derived; rebuilt by :meth:`rerate`);
 * each entity's **rating history**, one point per rated match (derived; rebuilt too).
 
@@ -33,7 +37,8 @@ LADDER_STATUSES = ("live", "rated", "void")
 
 @dataclass
 class LadderMatchRow:
-    """One raw result. ``before``/``after``: ratings per seat (``after`` only if rated)."""
+    """One raw result. ``before``/``after``: ratings per seat (``after`` only if rated).
+    ``twin``: a duplicate pair's second match (this row is the pair's)."""
 
     match_id: str
     game: str
@@ -47,6 +52,14 @@ class LadderMatchRow:
     started: float
     started_at: str
     ended_at: str | None
+    twin: str | None = None
+
+    def seatings(self) -> list[list[int]]:
+        """The entities per seat of each match this result stands for (a pair: two, seats
+        swapped)."""
+        if self.twin is None:
+            return [self.entities]
+        return [self.entities, self.entities[::-1]]
 
 
 def rating_point(seq: int, match_id: str, at: str, rank: int, mu: float, sigma: float
@@ -91,7 +104,8 @@ class LadderStore(ABC):
             book.restore(entity, standings.get(entity.id, Standing()))
         rows = self.matches()
         for row in reversed(rows):
-            book.started(row.entities, row.started)
+            for seating in row.seatings():
+                book.started(seating, row.started)
         book.seq = max((row.seq or 0 for row in rows), default=0)
         return book
 
@@ -104,8 +118,10 @@ class LadderStore(ABC):
 
     @abstractmethod
     def save_start(self, match_id: str, game: str, entities: Sequence[int],
-                   before: Sequence[Rating], started: float, started_at: str) -> None:
-        """Queue a new ``live`` raw result with its seats' ratings before it."""
+                   before: Sequence[Rating], started: float, started_at: str,
+                   twin: str | None = None) -> None:
+        """Queue a new ``live`` raw result with its seats' ratings before it (``twin``: a
+        duplicate pair's, whose second match is ``twin``)."""
 
     @abstractmethod
     def save_void(self, match_id: str, reason: str, ended_at: str) -> None:
@@ -147,7 +163,8 @@ class LadderStore(ABC):
         book, results = LadderBook.replay(
             self.entities(), [(m.seq or 0, m.match_id, m.entities, m.ranks or []) for m in rated])
         for row in reversed(rows):
-            book.started(row.entities, row.started)
+            for seating in row.seatings():
+                book.started(seating, row.started)
         self.replace_derived(book, results,
                              {m.match_id: m.ended_at or m.started_at for m in rated})
         self.flush()

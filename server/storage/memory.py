@@ -248,7 +248,8 @@ class MemoryStore(Store):
 def _row_copy(row: MatchRow) -> MatchRow:
     return replace(row, options=_copy(row.options), seats=_copy(row.seats),
                    clock=_copy(row.clock), start=_copy(row.start), log=_copy(row.log),
-                   outcome=_copy(row.outcome), live_state=_copy(row.live_state))
+                   outcome=_copy(row.outcome), live_state=_copy(row.live_state),
+                   pair=_copy(row.pair))
 
 
 class MemoryLadderStore(LadderStore):
@@ -307,9 +308,10 @@ class MemoryLadderStore(LadderStore):
         self.store.write(change)
 
     def save_start(self, match_id: str, game: str, entities: Sequence[int],
-                   before: Sequence[Rating], started: float, started_at: str) -> None:
+                   before: Sequence[Rating], started: float, started_at: str,
+                   twin: str | None = None) -> None:
         row = LadderMatchRow(match_id, game, list(entities), "live", None, None, None,
-                             list(before), None, started, started_at, None)
+                             list(before), None, started, started_at, None, twin)
 
         def change() -> None:
             if match_id in self._matches:

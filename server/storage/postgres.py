@@ -58,7 +58,7 @@ URL_SCHEMES = ("postgresql://", "postgres://")
 """What a ``--db`` value that names a PostgreSQL database starts with."""
 
 _MATCH_COLUMNS = ("id, game, options, num_seats, seed, seats, clock, start, log, outcome, "
-                  "status, moves, created_at, ended_at, live_state")
+                  "status, moves, created_at, ended_at, live_state, chance, pair")
 
 _CONNECT_TIMEOUT_S = 10.0
 _COMMAND_TIMEOUT_S = 60.0
@@ -517,7 +517,8 @@ class PostgresStore(Store):
         args = (row.id, row.game, _dumps(row.options), row.num_seats, row.seed,
                 _dumps(row.seats), _maybe(row.clock), _maybe(row.start), _dumps(row.log),
                 _maybe(row.outcome), row.status, row.moves, row.created_at, row.ended_at,
-                _maybe(row.live_state))
+                _maybe(row.live_state), None if row.chance == "rng" else row.chance,
+                _maybe(row.pair))
         columns = [c.strip() for c in _MATCH_COLUMNS.split(",")]
         updates = ", ".join(f"{c}=EXCLUDED.{c}" for c in columns[1:])
         sql = (f"INSERT INTO matches ({_MATCH_COLUMNS}) VALUES "
@@ -570,12 +571,13 @@ class PostgresStore(Store):
     @staticmethod
     def _row(values: Sequence[Any]) -> MatchRow:
         (id_, game, options, num_seats, seed, seats, clock, start, log, outcome, status, moves,
-         created_at, ended_at, live_state) = values
+         created_at, ended_at, live_state, chance, pair) = values
         return MatchRow(
             id=id_, game=game, options=json.loads(options), num_seats=num_seats, seed=seed,
             seats=json.loads(seats), clock=_loads(clock), start=_loads(start),
             log=json.loads(log), outcome=_loads(outcome), status=status, moves=moves,
-            created_at=created_at, ended_at=ended_at, live_state=_loads(live_state))
+            created_at=created_at, ended_at=ended_at, live_state=_loads(live_state),
+            chance=chance or "rng", pair=_loads(pair))
 
     def get_match(self, match_id: str) -> MatchRow | None:
         # One statement, so one snapshot: the row and its chunks as they were together.

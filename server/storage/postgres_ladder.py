@@ -108,12 +108,13 @@ class PostgresLadderStore(SqlLadderReads):
         self._write(write)
 
     def save_start(self, match_id: str, game: str, entities: Sequence[int],
-                   before: Sequence[Rating], started: float, started_at: str) -> None:
+                   before: Sequence[Rating], started: float, started_at: str,
+                   twin: str | None = None) -> None:
         args = (match_id, game, dumps(list(entities)), "live", ratings_json(before),
-                started, started_at)
+                started, started_at, twin)
         self._write(lambda conn: conn.execute(
             "INSERT INTO ladder_matches (match_id, game, entities, status, before, started, "
-            "started_at) VALUES ($1,$2,$3,$4,$5,$6,$7)", *args))
+            "started_at, twin) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)", *args))
 
     def save_void(self, match_id: str, reason: str, ended_at: str) -> None:
         self._write(lambda conn: conn.execute(

@@ -25,6 +25,8 @@ that has shipped (databases out there have had it already). Tables (the same as 
 * ``tournaments``, ``tournament_entrants``, ``tournament_pairings`` (version 4) — see
   :mod:`server.storage.tournaments` (structured values there as JSON text, one set of
   statements with SQLite).
+* (version 6) ``matches.chance`` and ``matches.pair``, ``ladder_matches.twin``: duplicate
+  pairs, see :mod:`server.pairs`.
 
 Logs, options, seats and the other structured values are ``json`` columns: PostgreSQL checks
 that they are JSON but keeps the text as written (key order included, unlike ``jsonb``), so
@@ -198,6 +200,12 @@ async def _add_person_ratings(conn: asyncpg.Connection) -> None:
     await conn.execute("CREATE INDEX people_history_account ON people_history (account, at)")
 
 
+async def _add_pairs(conn: asyncpg.Connection) -> None:
+    # As SQLite's: a match's chance mode and duplicate pair, a ladder pair's second match.
+    await conn.execute("ALTER TABLE matches ADD COLUMN chance TEXT, ADD COLUMN pair JSON")
+    await conn.execute('ALTER TABLE ladder_matches ADD COLUMN twin TEXT COLLATE "C"')
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("1: accounts, matches and their log chunks, the ladder's tables",
               _create_tables),
@@ -207,6 +215,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("4: tournaments, their entrants and pairings", _add_tournaments),
     Migration("5: people's ratings per game, their rated matches and history",
               _add_person_ratings),
+    Migration("6: duplicate pairs: matches.chance and .pair, ladder_matches.twin",
+              _add_pairs),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version this code writes: migration ``n`` (1-based) takes a database to version

@@ -18,7 +18,7 @@ from server.ratings import Rating
 from server.storage.ladder import LadderMatchRow, LadderStore, rating_point
 
 MATCH_COLUMNS = ("match_id, game, entities, status, ranks, reason, seq, before, after, "
-                 "started, started_at, ended_at")
+                 "started, started_at, ended_at, twin")
 
 
 class ReadableTables(Protocol):
@@ -85,11 +85,11 @@ class SqlLadderReads(LadderStore):
     @staticmethod
     def _match(row: tuple[Any, ...]) -> LadderMatchRow:
         (match_id, game, entities, status, ranks, reason, seq, before, after, started,
-         started_at, ended_at) = row
+         started_at, ended_at, twin) = row
         return LadderMatchRow(match_id, game, json.loads(entities), status,
                               None if ranks is None else json.loads(ranks), reason, seq,
                               ratings_of(before), ratings_of(after), started, started_at,
-                              ended_at)
+                              ended_at, twin)
 
     def history(self, entity_id: int, limit: int | None = None) -> list[dict[str, Any]]:
         rows = self.store.select("SELECT seq, match_id, at, rank, mu, sigma FROM ladder_history",

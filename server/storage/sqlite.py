@@ -38,7 +38,7 @@ from server.storage.sqlite_schema import migrate
 from server.storage.tournaments import SqlTournamentStore
 
 _MATCH_COLUMNS = ("id, game, options, num_seats, seed, seats, clock, start, log, outcome, "
-                  "status, moves, created_at, ended_at, live_state")
+                  "status, moves, created_at, ended_at, live_state, chance, pair")
 
 
 def _dumps(value: Any) -> str:
@@ -163,7 +163,7 @@ class SqliteStore(Store):
                                      "AND status='live'", states)
                 elif kind == "save":
                     conn.execute(f"INSERT OR REPLACE INTO matches ({_MATCH_COLUMNS}) "
-                                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", params)
+                                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", params)
                 elif kind == "update":
                     # A match already over or void is left as it is: the first result wins
                     # (a second server that resumed the same match must not overwrite it).
@@ -358,7 +358,9 @@ class SqliteStore(Store):
             None if row.start is None else _dumps(row.start), _dumps(row.log),
             None if row.outcome is None else _dumps(row.outcome), row.status, row.moves,
             row.created_at, row.ended_at,
-            None if row.live_state is None else _dumps(row.live_state))))
+            None if row.live_state is None else _dumps(row.live_state),
+            None if row.chance == "rng" else row.chance,
+            None if row.pair is None else _dumps(row.pair))))
 
     def append_actions(self, entries: Sequence[tuple[str, int, dict[str, Any]]],
                        moves: Mapping[str, int],
@@ -399,14 +401,15 @@ class SqliteStore(Store):
     @staticmethod
     def _row(values: tuple[Any, ...]) -> MatchRow:
         (id_, game, options, num_seats, seed, seats, clock, start, log, outcome, status, moves,
-         created_at, ended_at, live_state) = values
+         created_at, ended_at, live_state, chance, pair) = values
         return MatchRow(
             id=id_, game=game, options=json.loads(options), num_seats=num_seats, seed=seed,
             seats=json.loads(seats), clock=None if clock is None else json.loads(clock),
             start=None if start is None else json.loads(start), log=json.loads(log),
             outcome=None if outcome is None else json.loads(outcome), status=status,
             moves=moves, created_at=created_at, ended_at=ended_at,
-            live_state=None if live_state is None else json.loads(live_state))
+            live_state=None if live_state is None else json.loads(live_state),
+            chance=chance or "rng", pair=None if pair is None else json.loads(pair))
 
     def get_match(self, match_id: str) -> MatchRow | None:
         rows = self._read(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE id=?", (match_id,))

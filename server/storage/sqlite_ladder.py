@@ -61,12 +61,13 @@ class SqliteLadderStore(SqlLadderReads):
         self.store.write_later(write)
 
     def save_start(self, match_id: str, game: str, entities: Sequence[int],
-                   before: Sequence[Rating], started: float, started_at: str) -> None:
+                   before: Sequence[Rating], started: float, started_at: str,
+                   twin: str | None = None) -> None:
         params = (match_id, game, dumps(list(entities)), "live", ratings_json(before),
-                  started, started_at)
+                  started, started_at, twin)
         self.store.write_later(lambda conn: conn.execute(
             "INSERT INTO ladder_matches (match_id, game, entities, status, before, started, "
-            "started_at) VALUES (?,?,?,?,?,?,?)", params))
+            "started_at, twin) VALUES (?,?,?,?,?,?,?,?)", params))
 
     def save_void(self, match_id: str, reason: str, ended_at: str) -> None:
         self.store.write_later(lambda conn: conn.execute(

@@ -19,7 +19,10 @@ that has shipped (files out there have had it already). Tables:
 * ``tournaments``, ``tournament_entrants``, ``tournament_pairings`` (version 6) — see
   :mod:`server.storage.tournaments`;
 * ``people_matches``, ``people_ratings`` and ``people_history`` (version 7) —
-  people's ratings per game, see :mod:`server.storage.person_ratings`.
+  people's ratings per game, see :mod:`server.storage.person_ratings`;
+* (version 8) ``matches.chance`` (how it deals: NULL the generator, ``deck`` a deck fixed by
+  the seed) and ``matches.pair`` (its duplicate pair, JSON), ``ladder_matches.twin`` (a
+  ladder pair's second match) — see :mod:`server.pairs`.
 """
 
 from __future__ import annotations
@@ -200,6 +203,15 @@ def _add_person_ratings(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX people_history_account ON people_history(account, at)")
 
 
+def _add_pairs(conn: sqlite3.Connection) -> None:
+    # Duplicate pairs (server.pairs): a match's chance mode and its pair, so that a resumed
+    # match deals again from the same deck and its pair is rebuilt; a ladder pair is one raw
+    # result whose second match is its twin.
+    conn.execute("ALTER TABLE matches ADD COLUMN chance TEXT")
+    conn.execute("ALTER TABLE matches ADD COLUMN pair TEXT")
+    conn.execute("ALTER TABLE ladder_matches ADD COLUMN twin TEXT")
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step: ``apply`` takes a file from the version before to this one."""
@@ -219,6 +231,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("6: tournaments, their entrants and pairings", _add_tournaments),
     Migration("7: people's ratings per game, their rated matches and history",
               _add_person_ratings),
+    Migration("8: duplicate pairs: matches.chance and .pair, ladder_matches.twin",
+              _add_pairs),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version this code writes: migration ``n`` (1-based) takes a file to version ``n``."""

@@ -84,7 +84,9 @@ def test_the_catalogue_is_exactly_the_fixed_one() -> None:
         # people's accounts (issue #24)
         "signed_in", "bot_token", "my_bots",
         # ratings for people (issue #24)
-        "profile", "people_leaderboard"}
+        "profile", "people_leaderboard",
+        # duplicate pairs (PROTOCOL.md section 19)
+        "pair_end"}
     assert set(ERROR_CODES) == {
         "malformed", "unknown_type", "unsupported_version", "unauthorized", "not_your_turn",
         "stale_request", "malformed_action", "illegal_action", "rate_limited", "too_large",

@@ -179,3 +179,28 @@ def test_a_result_is_written_once(store: Store) -> None:
         "void", "server_fault", "e2", None)
     assert [p["match_id"] for p in ladder.history(a.id)] == ["m1"]
     assert [p["rank"] for p in ladder.history(b.id)] == [1]
+
+
+def test_a_duplicate_pair_is_one_raw_result_naming_its_twin(store: Store) -> None:
+    """A ladder pair (server/pairs.py) is one row, game 1's, whose ``twin`` is game 2: rated
+    once; its entities count a start in each seat when the book is loaded."""
+    ladder = store.ladder()
+    book = LadderBook()
+    p, q = (book.add_entity("g", name, "x", "1") for name in ("ann", "bob"))
+    for entity in (p, q):
+        ladder.save_entity(entity, INITIAL)
+    ladder.save_start("g1", "g", [p.id, q.id], [INITIAL, INITIAL], 1.0, "t1", twin="g2")
+    ladder.save_start("solo", "g", [q.id, p.id], [INITIAL, INITIAL], 2.0, "t2")
+    result = book.rate("g1", [p.id, q.id], [0, 1])
+    ladder.save_rated(result, "duplicate 1.5-0.5", "e1",
+                      [book.standings[p.id], book.standings[q.id]])
+    ladder.flush()
+    solo, pair = ladder.matches()
+    assert (pair.match_id, pair.twin, pair.status) == ("g1", "g2", "rated")
+    assert pair.seatings() == [[p.id, q.id], [q.id, p.id]] and solo.twin is None
+    loaded = ladder.load_book()
+    assert loaded.standings[p.id].seat_counts == [1, 2]
+    assert loaded.standings[p.id].started == loaded.standings[q.id].started == 3
+    rerated, results = ladder.rerate()
+    assert [r.match_id for r in results] == ["g1"]
+    assert rerated.standings[p.id].rating == result.after[0]

@@ -9,6 +9,7 @@ check of SQLite's chunk rows and of a restart on the same file stay SQLite tests
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 
 import pytest
 
@@ -222,3 +223,20 @@ def test_writes_and_reads_from_many_threads(store: Store) -> None:
     assert errors == []
     assert sorted(m.id for m in store.list_matches(status="live")) == [
         f"t{n}" for n in range(6)]
+
+
+def test_a_match_keeps_its_chance_mode_and_its_duplicate_pair(store: Store) -> None:
+    """What a resumed match of a duplicate pair needs (server/pairs.py): it deals again
+    from the same deck, and it knows its pair; a match of no pair deals from the
+    generator."""
+    pair = {"id": "p1", "game": 2, "twin": "m1"}
+    store.save_match(replace(row("m2"), chance="deck", pair=pair))
+    store.save_match(row("single"))
+    store.flush()
+    got, single = store.get_match("m2"), store.get_match("single")
+    assert got is not None and single is not None
+    assert (got.chance, got.pair) == ("deck", pair)
+    assert (single.chance, single.pair) == ("rng", None)
+    assert got.summary()["pair"] == pair and "pair" not in single.summary()
+    (live,) = [r for r in store.live_matches() if r.id == "m2"]
+    assert (live.chance, live.pair) == ("deck", pair)

@@ -8,7 +8,8 @@ then the other way round, so each bot plays each hand.
 "The same deal" has to hold for every draw of the game, not only the opening hands. Drawing
 with :class:`engine.match.Match`'s generator would not do: it consumes one number per chance
 node, so once the two games of a pair differ in one draw (a tactics card instead of a troop
-card, say), every later draw differs too. Here chance is resolved by :class:`FixedOrder`:
+card, say), every later draw differs too. Here chance is resolved by
+:class:`engine.match.FixedOrder` (the resolver the server's duplicate pairs deal with too):
 each possible outcome gets a priority from the pair's seed, and a chance node takes the
 available outcome with the lowest priority. For a game whose chance nodes draw without
 replacement from decks with equal weights (Battle Line: the deal and every draw), that is a
@@ -33,9 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import registry
-from engine.core import CHANCE, ActionError, Game, Outcome, State, canonical_json
-from engine.match import request_fields
-from engine.rng import seed_from_text
+from engine.core import CHANCE, ActionError, Game, Outcome, State
+from engine.match import FixedOrder, request_fields
 from tools.bench.tournament import Progress, derive_seed, percentile, wilson
 
 BotMaker = Callable[[str, int], Any]
@@ -48,31 +48,6 @@ def request_for(game: Game, state: State, seat: int, *, match_id: str = "bench",
     return {"type": "request", "match_id": match_id, "request_id": request_id, "seat": seat,
             "view": game.view(state, seat), **request_fields(game, state, seat),
             "clock_ms": None, "deadline_ms": None}
-
-
-class FixedOrder:
-    """A chance resolver fixed by a seed: every outcome has a seeded priority and a chance
-    node takes the available outcome with the lowest one (a deck shuffled once). Needs
-    outcomes of equal weight (draws without replacement); raises ``ValueError`` otherwise."""
-
-    def __init__(self, seed: int) -> None:
-        self.seed = seed
-        self._priority: dict[str, int] = {}
-
-    def priority(self, outcome: Any) -> int:
-        key = canonical_json(outcome)
-        found = self._priority.get(key)
-        if found is None:
-            found = seed_from_text(f"{self.seed}/{key}")
-            self._priority[key] = found
-        return found
-
-    def pick(self, game: Game, state: State) -> Any:
-        outcomes = game.chance_outcomes(state)
-        if len({w for _, w in outcomes}) > 1:
-            raise ValueError(f"{game.info.name}: chance outcomes of unequal weight cannot be "
-                             f"fixed in advance like a shuffled deck")
-        return min((o for o, _ in outcomes), key=self.priority)
 
 
 @dataclass
@@ -92,8 +67,8 @@ class GameResult:
 def play_game(game: Game, players: Sequence[Any], seed: int,
               options: Mapping[str, Any] | None = None, max_turns: int = 100_000,
               opening: Sequence[Any] = ()) -> GameResult:
-    """Play one game in-process, chance from :class:`FixedOrder` (``seed``), after the
-    ``opening`` actions (each by the seat to move; not counted in ``turns``)."""
+    """Play one game in-process, chance from :class:`~engine.match.FixedOrder` (``seed``),
+    after the ``opening`` actions (each by the seat to move; not counted in ``turns``)."""
     seats = len(players)
     state = game.initial_state(seats, game.normalize_options(options))
     for action in opening:

@@ -10,7 +10,10 @@
 ``arena run``) and, with ``--house-bots``, puts the house bots on the ladders as ordinary
 clients: one process per game and bot (``arena bot NAME --ladder GAME``), each with its own
 ``bot`` account ``house-<game>-<bot>`` (a fresh token at each start; tokens are stored
-hashed). Until Ctrl-C or ``--duration`` seconds; then it prints each leaderboard.
+hashed). Until Ctrl-C or ``--duration`` seconds; then it prints each leaderboard. The ladders
+of ``--duplicate`` (default: Battle Line, the noisiest) play duplicate pairs: each pairing is
+two matches of one deal with the seats swapped, rated once (``server/pairs.py``); a pair
+takes two of each bot's ``--bot-matches``.
 
 ``show`` prints a leaderboard from the SQLite file (the server may be running).
 
@@ -56,7 +59,7 @@ def house_lineup() -> dict[str, list[tuple[str, str]]]:
     name's bot for the game it plays (``greedy`` is Battle Line's greedy baseline there)."""
     return {
         "battleline": [("random", "random"), ("greedy", "greedy"),
-                       ("deep-barca", "deep-barca")],
+                       ("deep-barca", "deep-barca"), ("ismcts", "ismcts")],
         "chexers": [("random", "random"), ("greedy", "greedy"), ("maxn", "maxn"),
                     ("paranoid", "paranoid"), ("mp-mix", "mp-mix")],
         "barca": [("random", "random"), ("greedy", "greedy"), ("barca", "barca")],
@@ -95,6 +98,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        help="stop after this many seconds (default: until Ctrl-C)")
     run_p.add_argument("--pair-cap", type=positive_int, default=12,
                        help="matches any two bots may start together per hour (default 12)")
+    run_p.add_argument("--duplicate", default="battleline",
+                       type=names(available_names, "game"),
+                       help="ladders that play duplicate pairs, one deal twice with the seats "
+                            "swapped, rated once (default battleline; \"\" for none)")
     show_p = sub.add_parser("show", help="print a game's leaderboard")
     show_p.add_argument("game")
     show_p.add_argument("--db", default=DEFAULT_DB)
@@ -216,7 +223,9 @@ async def supervise(game: str, bot: HouseBot, ws_url: str, matches: int,
 async def run_ladder(args: argparse.Namespace) -> int:
     known = available_names()
     games = [g for g in args.games.split(",") if g in known]
-    settings = LadderSettings(clock=args.clock, pair_cap_per_hour=args.pair_cap)
+    settings = LadderSettings(clock=args.clock, pair_cap_per_hour=args.pair_cap,
+                              duplicate=frozenset(g.strip() for g in args.duplicate.split(",")
+                                                  if g.strip()))
     store = SqliteStore(args.db)
     server = ArenaServer(store, grace_s=args.grace, ladder=settings,
                          limits=limits(args.limit))

@@ -138,13 +138,7 @@ class AECGameEnv(AECEnv[str, Observation, Any]):
     # ---- the rest --------------------------------------------------------------------------
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            return None
-        text = self.episode.render()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return self.episode.show(self.render_mode)
 
     def close(self) -> None:
         """Nothing to release (no window, no process)."""

@@ -150,3 +150,14 @@ class Episode:
         """The position in the game's text notation: a referee's picture for a person
         watching, hidden cards included; agents see only :meth:`observe`."""
         return self.game.to_notation(self.match.state)
+
+    def show(self, render_mode: str | None) -> str | None:
+        """The envs' ``render()``: nothing without a render mode, the text for ``"ansi"``,
+        printed (and ``None`` returned) for ``"human"``."""
+        if render_mode is None:
+            return None
+        text = self.render()
+        if render_mode == "human":
+            print(text)
+            return None
+        return text

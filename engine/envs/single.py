@@ -111,13 +111,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], Any]):
         return self.episode.observe(self.seat), reward, over, False, self._info()
 
     def render(self) -> str | None:  # type: ignore[override]
-        if self.render_mode is None:
-            return None
-        text = self.episode.render()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return self.episode.show(self.render_mode)
 
     def _play_opponents(self) -> None:
         """Let the other seats act until the game waits for the learner alone (or ends). In a

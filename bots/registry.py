@@ -71,6 +71,12 @@ def _chexers(name: str) -> Callable[[], BotFactory]:
     return load
 
 
+def _chexers_brs() -> BotFactory:
+    # Chexers: Best-Reply Search with a race evaluation (bots/chexers/brs.py).
+    from bots.chexers.brs import BrsBot
+    return BrsBot
+
+
 _BUILTIN: dict[str, Callable[[], BotFactory]] = {
     "random": _random,
     "deep-barca": _deep_barca,
@@ -82,6 +88,7 @@ _BUILTIN: dict[str, Callable[[], BotFactory]] = {
     "paranoid": _chexers("ParanoidBot"),
     "offensive": _chexers("OffensiveBot"),
     "mp-mix": _chexers("MPMixBot"),
+    "brs": _chexers_brs,
     "greedy-treasure": _boundary("GreedyTreasureBot"),
     "best-treasure": _boundary("BestTreasureBot"),
     "greedy-capture": _boundary("GreedyCaptureBot"),

@@ -13,6 +13,9 @@ Agent (registry)   What it does
                    leader, maxⁿ otherwise (§9.7); by default depth 4 in every mode,
                    cautious ties, and a zero-sum duel search once an opponent is knocked
                    out (deviations, measured: ``bots/chexers/README.md``).
+``brs``            not the report's: best-reply search (the root's turns alternate with the one
+                   opponent reply that hurts it most) over a race evaluation, under a node
+                   budget; stronger than every agent above (:mod:`bots.chexers.brs`, README).
 =================  ============================================================================
 
 Utility: the report's Equation 1 ×20, ``U_p = 20·(pieces + exits) − Σ (dist_to_exit + 2)``

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from chexers_reference import sample_positions
+from test_chexers_bots_agents import play
 
 from bots import registry as bots
 from bots.chexers.brs import (
@@ -20,8 +21,7 @@ from bots.chexers.brs import (
     converting_jumps,
     finished_value,
 )
-from engine.chexers import DRAW, GAME, INDEX, PASS_ACT, Position
-from engine.match import Match
+from engine.chexers import DRAW, INDEX, PASS_ACT, Position
 from tools.commands.bench_strength import make_bot
 from tools.commands.run import DEFAULT_HOUSE_BOTS, game_groups
 
@@ -151,25 +151,6 @@ def test_sees_a_threat_a_one_turn_search_walks_into() -> None:
 
 
 # ---- the bot --------------------------------------------------------------------------------
-
-
-def request_for(match: Match, seat: int) -> dict[str, Any]:
-    return {"view": match.view(seat), "legal_actions": match.legal_actions(seat),
-            "seat": seat, "clock_ms": None, "request_id": "r", "match_id": "m"}
-
-
-def play(players: list[Any], turns: int, seed: int) -> Match:
-    """Up to ``turns`` turns where each seat's bot answers real requests, legally."""
-    match = Match(GAME, 3, seed=seed)
-    match.advance()
-    for _ in range(turns):
-        if match.is_over:
-            break
-        (seat,) = match.awaiting()
-        action = players[seat].choose(request_for(match, seat))
-        assert action in match.legal_actions(seat)
-        match.submit(seat, action)
-    return match
 
 
 def test_answers_real_requests_legally_and_deterministically() -> None:

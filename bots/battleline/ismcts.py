@@ -34,10 +34,20 @@ One decision (``choose``):
    900 ms, checked before every leaf; a leaf takes 10–30 ms, so a decision stays under a
    second); when time runs out the best candidate so far is played.
 
+6. ``leaf="rollout"``: instead of one look by the model after the opponent's reply, every
+   candidate troop play is played out **to the end of the game** in the same ``worlds``
+   deals (:mod:`bots.battleline.rollouts`: NumPy, all candidates and worlds in one batch of
+   arrays, a noisy formation-building policy for both seats; ``chunk`` worlds at a time,
+   stopping at ``time_ms``). A candidate's value is its share of won rollouts plus ``mix``
+   times its prior. A pass, a tactics play or a play on a flag carrying a tactics card is
+   left to Deep Barca (a rollout plays troop cards only).
+
 Options: ``iterations=20``, ``time_ms=900`` (``None``: no wall-time bound), ``width=6``,
 ``prior_weight=8``, ``reply="model"``, ``tactics=False`` (search tactics plays beyond the one
 Deep Barca's rules pick; measured worse: the model overvalues a wild card laid now),
-``rules=True`` (keep Deep Barca's save and discard rules rather than search them), ``seed``,
+``rules=True`` (keep Deep Barca's save and discard rules rather than search them),
+``leaf="model"`` (or ``"rollout"``, with ``worlds=300``, ``chunk=50``, ``mix=1.0`` and the
+rollout policy's ``temperature=0.3``), ``seed``,
 and Deep Barca's model options (``top_formations`` …) for the priors, the leaves and the
 modelled opponent.
 """
@@ -50,6 +60,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from bots.battleline import rollouts
 from bots.battleline.board import after_play, board_of, is_troop
 from bots.battleline.deep_barca import DeepBarca
 from bots.battleline.greedy import GreedyBot
@@ -59,6 +72,7 @@ from engine.battleline.cards import INDEX
 from engine.core import CHANCE, State, canonical_json
 
 REPLIES = ("greedy", "model")
+LEAVES = ("model", "rollout")
 
 
 @dataclass
@@ -95,13 +109,18 @@ class IsmctsBot:
     def __init__(self, seed: int | None = None, *, iterations: int = 20,
                  time_ms: float | None = 900.0, width: int = 6, prior_weight: float = 8.0,
                  reply: str = "model", tactics: bool = False, rules: bool = True,
-                 **model_options: Any) -> None:
+                 leaf: str = "model", worlds: int = 300, chunk: int = 50, mix: float = 1.0,
+                 temperature: float = 0.3, **model_options: Any) -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
         if width < 1:
             raise ValueError("width must be at least 1")
         if reply not in REPLIES:
             raise ValueError(f"reply must be one of {', '.join(REPLIES)}")
+        if leaf not in LEAVES:
+            raise ValueError(f"leaf must be one of {', '.join(LEAVES)}")
+        if worlds < 1 or chunk < 1:
+            raise ValueError("worlds and chunk must be at least 1")
         self.seed = seed
         self.rng = random.Random(seed)
         self.iterations = iterations
@@ -115,6 +134,12 @@ class IsmctsBot:
         self.opponent = DeepBarca(**model_options) if reply == "model" else GreedyBot()
         self.game = registry.get("battleline")
         self.stats = SearchStats()
+        self.leaf = leaf
+        self.worlds = worlds
+        self.chunk = chunk
+        self.mix = mix
+        self.temperature = temperature
+        self.np_rng = np.random.default_rng(seed)
 
     def choose(self, request: Mapping[str, Any]) -> Any:
         start = time.perf_counter()
@@ -126,6 +151,8 @@ class IsmctsBot:
         candidates = self._candidates(view, legal, seat, base.action)
         if len(candidates) == 1:
             return candidates[0].action
+        if self.leaf == "rollout":
+            return self._rollout_search(view, seat, candidates, base.action, start)
         return self._search(view, seat, candidates, start)
 
     # ---- candidates -------------------------------------------------------------------------
@@ -209,6 +236,41 @@ class IsmctsBot:
         self.stats.elapsed_ms = (time.perf_counter() - start) * 1000.0
         self.stats.values = {canonical_json(c.action): round(c.value(self.prior_weight), 4)
                              for c in candidates}
+        return best.action
+
+    def _rollout_search(self, view: Mapping[str, Any], seat: int, candidates: list[Candidate],
+                        chosen: Any, start: float) -> Any:
+        """``leaf="rollout"``: every candidate played out to the end in the same worlds, in
+        chunks of ``chunk`` worlds until ``worlds`` or the time is spent; a candidate's
+        value is its share of won rollouts plus ``mix`` times its prior."""
+        deadline = None if self.time_ms is None else start + self.time_ms / 1000.0
+        chance = self.base.model(view, seat).flags()
+        table = rollouts.table_of(view, seat, chance)
+        alive = [c for c in candidates if c.action["type"] == "play"
+                 and is_troop(c.action["card"]) and not table.fixed[c.action["flag"] - 1]]
+        if len(alive) < 2 or all(c.action != chosen for c in alive):
+            # A pass, a tactics play or a flag a rollout cannot play on: Deep Barca decides.
+            return chosen
+        plays = [(INDEX[c.action["card"]], c.action["flag"] - 1) for c in alive]
+        done = 0
+        while done < self.worlds:
+            if deadline is not None and done and time.perf_counter() > deadline:
+                break
+            n = min(self.chunk, self.worlds - done)
+            won = rollouts.rollout_values(table, plays, n, self.np_rng, self.temperature)
+            for cand, share in zip(alive, won, strict=True):
+                cand.total += float(share) * n
+                cand.visits += n
+            done += n
+
+        def value(c: Candidate) -> float:
+            return c.total / c.visits + self.mix * c.prior
+
+        best = max(alive, key=value)
+        self.stats.iterations = done * len(alive)
+        self.stats.candidates = len(alive)
+        self.stats.elapsed_ms = (time.perf_counter() - start) * 1000.0
+        self.stats.values = {canonical_json(c.action): round(value(c), 4) for c in alive}
         return best.action
 
     def _leaf(self, world: State, order: DeckOrder, seat: int, action: Any) -> float:

@@ -11,17 +11,19 @@ import random
 from collections import Counter
 from typing import Any
 
+import numpy as np
 import pytest
 
 from bots import registry
+from bots.battleline import rollouts
 from bots.battleline.deep_barca import DeepBarca
 from bots.battleline.ismcts import IsmctsBot
 from bots.battleline.worlds import DeckOrder, sample_world, unseen_cards
 from bots.random_bot import RandomBot
 from engine.battleline import GAME
-from engine.battleline.cards import TACTICS, TROOPS
+from engine.battleline.cards import INDEX, NUM_TROOPS, TACTICS, TROOPS
 from engine.core import CHANCE
-from tools.bench.strength import request_for
+from tools.bench.strength import play_game, request_for
 
 
 def positions(seed: int, policy: Any = None) -> list[tuple[Any, int]]:
@@ -153,3 +155,116 @@ def test_ismcts_is_a_registered_bot_with_checked_options() -> None:
         IsmctsBot(reply="oracle")
     with pytest.raises(ValueError, match="iterations"):
         IsmctsBot(iterations=0)
+    with pytest.raises(ValueError, match="leaf"):
+        IsmctsBot(leaf="oracle")
+    with pytest.raises(ValueError, match="worlds"):
+        IsmctsBot(leaf="rollout", worlds=0)
+
+
+# ---- leaf="rollout": NumPy rollouts (bots/battleline/rollouts.py) -----------------------------
+
+
+def _table(state: Any, seat: int) -> tuple[dict[str, Any], rollouts.Table]:
+    view = GAME.view(state, seat)
+    return view, rollouts.table_of(view, seat, DeepBarca().model(view, seat).flags())
+
+
+def _open_plays(view: dict[str, Any], table: rollouts.Table) -> list[tuple[int, int]]:
+    """The seat's troop plays on flags a rollout plays (free slot, not fixed)."""
+    seat = table.seat
+    return [(INDEX[card], n) for card in view["hand"] if INDEX[card] < NUM_TROOPS
+            for n, f in enumerate(view["flags"])
+            if not table.fixed[n] and len(f["sides"][seat]) < 3]
+
+
+def test_rollout_deals_are_the_unseen_troop_cards_and_nothing_else() -> None:
+    dealt = 0
+    for state, _ in positions(6)[::7]:
+        for seat in (0, 1):
+            view, table = _table(state, seat)
+            opp = 1 - seat
+            hand, deck = rollouts.deal(table, 6, np.random.default_rng(dealt))
+            known = [INDEX[c] for c in view["opponent_known"] if INDEX[c] < NUM_TROOPS]
+            pool = sorted(table.pool)
+            # The real hidden cards are among the pool: the pool is what the seat cannot see.
+            real = {INDEX[c] for c in state["hands"][opp] + state["decks"]["troop"]
+                    if INDEX[c] < NUM_TROOPS} - set(known)
+            assert real <= set(pool)
+            for w in range(6):
+                held = [int(c) for c in hand[w] if c >= 0]
+                assert len(held) == view["hands"][opp]["troop"]
+                assert set(known) <= set(held)
+                drawn = [int(c) for c in deck[w]]
+                assert len(drawn) == view["decks"]["troop"] and min(drawn, default=0) >= 0
+                if not any(view["known_tops"]["troop"]):
+                    assert sorted([c for c in held if c not in known] + drawn) == pool
+                dealt += 1
+    assert dealt > 20
+
+
+def test_rollouts_end_on_full_tables_that_keep_the_start_and_use_each_card_once() -> None:
+    checked = 0
+    for state, seat in positions(8, DeepBarca())[10::12]:
+        if state["phase"] != "play" or seat != GAME.decision(state).seats[0]:
+            continue
+        view, table = _table(state, seat)
+        plays = _open_plays(view, table)[:3]
+        if not plays:
+            continue
+        finals = rollouts.play_out(table, plays, 5, np.random.default_rng(checked))
+        assert finals.sides.shape == (len(plays) * 5, 9, 2, 3)
+        for row in range(len(plays) * 5):
+            card, flag = plays[row // 5]
+            sides = finals.sides[row]
+            used = [int(c) for c in sides.reshape(-1) if c >= 0]
+            assert len(used) == len(set(used))  # no card twice
+            assert card in sides[flag, seat]
+            assert (finals.count[row] == (sides >= 0).sum(axis=2)).all()
+            for n in range(9):
+                if table.fixed[n]:
+                    assert (sides[n] == -1).all()  # nobody plays on a fixed flag
+                    continue
+                for s in (0, 1):
+                    start = [int(c) for c in table.sides[n, s] if c >= 0]
+                    assert [int(c) for c in sides[n, s][:len(start)]] == start
+        checked += 1
+    assert checked >= 2
+
+
+def test_rollout_values_follow_claimed_flags_and_common_worlds() -> None:
+    state, seat = next((s, k) for s, k in positions(9, DeepBarca())[30:]
+                       if s["phase"] == "play" and not s["claimable"])
+    view, table = _table(state, seat)
+    plays = _open_plays(view, table)[:2]
+    rng = np.random.default_rng
+    # The same play twice is valued the same: every play is tried in the same worlds.
+    values = rollouts.rollout_values(table, [plays[0], plays[0], plays[1]], 40, rng(1))
+    assert values[0] == values[1] and all(0.0 <= v <= 1.0 for v in values)
+    assert (rollouts.rollout_values(table, plays, 40, rng(2))
+            == rollouts.rollout_values(table, plays, 40, rng(2))).all()
+    # Three adjacent flags already claimed decide every rollout.
+    for owner, expected in ((seat, 1.0), (1 - seat, 0.0)):
+        won = dict(view, flags=[dict(f, claimed=owner) if n in (6, 7, 8) else f
+                                for n, f in enumerate(view["flags"])])
+        _, decided = view, rollouts.table_of(won, seat, [0.5] * 9)
+        open_plays = [p for p in plays if p[1] < 6]
+        if open_plays:
+            assert (rollouts.rollout_values(decided, open_plays, 20, rng(3)) == expected).all()
+
+
+def test_ismcts_rollout_leaf_plays_whole_games_legally_and_reproducibly() -> None:
+    bot_a = IsmctsBot(seed=5, leaf="rollout", worlds=24, chunk=8, time_ms=None)
+    bot_b = IsmctsBot(seed=5, leaf="rollout", worlds=24, chunk=8, time_ms=None)
+    searched = 0
+    for state, seat in positions(12, DeepBarca())[::3]:
+        request = request_for(GAME, state, seat)
+        action = bot_a.choose(request)
+        assert action in request["legal_actions"]
+        assert bot_b.choose(request) == action
+        if bot_a.stats.iterations:
+            searched += 1
+            assert bot_a.stats.iterations == 24 * bot_a.stats.candidates
+            assert all(0.0 <= v <= 2.0 for v in bot_a.stats.values.values())
+    assert searched > 5
+    result = play_game(GAME, [IsmctsBot(seed=2, leaf="rollout", worlds=16), DeepBarca()], 4)
+    assert result.illegal == [0, 0] and result.reason in ("breakthrough", "five_flags")

@@ -1,0 +1,307 @@
+"""Battle Line played out to the end, many worlds at once: NumPy rollouts for the search.
+
+A *rollout* finishes a game from a position with a fast, noisy formation-building policy for
+both seats and scores the table it ends with. :func:`rollout_values` plays ``worlds`` x
+``candidates`` rollouts in one batch of arrays: every candidate play is tried in the same
+worlds (the same opponent hand, the same deck order and the same policy noise: common random
+numbers, so two candidates are compared on the same cards).
+
+What a rollout keeps and what it leaves out:
+
+* Troop cards only. Tactics cards in hands are dead weight (they hold a hand slot); both seats
+  draw troop cards. A flag that is claimed keeps its owner; a flag that carries a tactics or
+  environment card (Fog, Mud, a Leader …) is *fixed*: nobody plays there and its winner is
+  drawn from the chance the caller gives it (Deep Barca's model), the same draw in every
+  candidate of a world.
+* The **policy** places, each turn, the hand card and flag with the highest score plus
+  Gumbel noise (a soft argmax): on an empty side the card's value; next to one card how well
+  the pair can still grow (same colour and near: a wedge; same value: a phalanx; same colour;
+  near); onto two cards the formation the three make (category, then sum). A seat with no
+  card or no free slot passes; the rollout ends when both pass.
+* The **score**: every open flag goes to the stronger complete side (equal: the side that
+  completed first; a side left incomplete loses to a complete one, two incomplete sides are a
+  coin), decided when its second side completed (claimed flags before any). The seat whose
+  won flags first make three adjacent or five wins; when both get there only at the end, three
+  adjacent beats none, else the seat with five or more.
+
+The seat's hidden information is dealt from its view only (:func:`deal`): the opponent's hand
+and the deck order are drawn from the cards it has not seen, exactly the pool of
+:func:`bots.battleline.worlds.unseen_cards`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bots.battleline.worlds import unseen_cards
+from engine.battleline.cards import INDEX, NUM_TROOPS
+from engine.battleline.rules import NUM_FLAGS
+
+HAND_SLOTS = 8
+SIDE = 3
+_VAL = np.arange(NUM_TROOPS) % 10 + 1
+_COL = np.arange(NUM_TROOPS) // 10
+
+
+def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    v, c = _VAL, _COL
+    # Three cards: the formation's strength, category * 100 + sum, and the policy's score.
+    a, b, d = np.meshgrid(np.arange(60), np.arange(60), np.arange(60), indexing="ij")
+    va, vb, vd = v[a], v[b], v[d]
+    same_colour = (c[a] == c[b]) & (c[b] == c[d])
+    lo = np.minimum(np.minimum(va, vb), vd)
+    hi = np.maximum(np.maximum(va, vb), vd)
+    distinct = (va != vb) & (vb != vd) & (va != vd)
+    run = distinct & (hi - lo == 2)
+    three = (va == vb) & (vb == vd)
+    cat = np.where(run & same_colour, 4, np.where(three, 3, np.where(
+        same_colour, 2, np.where(run, 1, 0))))
+    total = va + vb + vd
+    strength = (cat * 100 + total).astype(np.int16).reshape(-1)
+    score3 = (cat + total / 30.0).astype(np.float32).reshape(-1)
+    # Two cards: what the pair can still become.
+    p, q = np.meshgrid(np.arange(60), np.arange(60), indexing="ij")
+    vp, vq = v[p], v[q]
+    gap = np.abs(vp - vq)
+    near = (gap >= 1) & (gap <= 2)
+    colour = c[p] == c[q]
+    pot = np.where(colour & near, 3.5, np.where(gap == 0, 2.7, np.where(
+        colour, 1.8, np.where(near, 0.9, 0.0))))
+    score2 = (pot + (vp + vq) / 30.0).astype(np.float32).reshape(-1)
+    score1 = (0.6 + v / 30.0).astype(np.float32)
+    return strength, score3, score2, score1
+
+
+STRENGTH3, SCORE3, SCORE2, SCORE1 = _tables()
+
+
+@dataclass
+class Table:
+    """The public position a rollout starts from, from one seat's view."""
+
+    seat: int
+    sides: np.ndarray          # (9, 2, 3) troop indices, -1 empty (open flags only)
+    fixed: np.ndarray          # (9,) bool: claimed, or holds a tactics/environment card
+    owner: np.ndarray          # (9,) claimed flags: the owner; -1 otherwise
+    chance: np.ndarray         # (9,) fixed open flags: the seat's chance to win the flag
+    hand: list[int]            # the seat's troop cards
+    opp_known: list[int]       # the opponent's troop cards the seat knows
+    opp_troops: int            # troop cards in the opponent's hand
+    deck: int                  # troop deck size
+    known_tops: list[int | None]  # troop deck tops known (top first), None: unknown
+    pool: list[int]            # troop cards the seat has not seen
+    order: np.ndarray          # (9, 2) completion order index of complete sides (-1 none)
+
+
+def table_of(view: Mapping[str, Any], seat: int, chance: Sequence[float]) -> Table:
+    """The rollout's start from ``view``. ``chance[f]`` is the seat's chance to win flag ``f``
+    (used only for fixed flags)."""
+    sides = np.full((NUM_FLAGS, 2, SIDE), -1, dtype=np.int16)
+    fixed = np.zeros(NUM_FLAGS, dtype=bool)
+    owner = np.full(NUM_FLAGS, -1, dtype=np.int8)
+    order = np.full((NUM_FLAGS, 2), -1, dtype=np.int16)
+    for n, f in enumerate(view["flags"]):
+        if f["claimed"] is not None:
+            fixed[n] = True
+            owner[n] = f["claimed"]
+            continue
+        cards = f["sides"][0] + f["sides"][1]
+        if f["env"] or any(INDEX[x] >= NUM_TROOPS for x in cards) or max(
+                len(f["sides"][0]), len(f["sides"][1])) > SIDE:
+            fixed[n] = True
+            continue
+        for s in (0, 1):
+            for k, card in enumerate(f["sides"][s]):
+                sides[n, s, k] = INDEX[card]
+        for k, s in enumerate(f["complete"]):
+            order[n, s] = k - 10  # completed before any rollout step
+    opp = 1 - seat
+    known = [INDEX[c] for c in view.get("opponent_known", ()) if INDEX[c] < NUM_TROOPS]
+    troops, _ = unseen_cards(view)
+    tops = [None if c is None else INDEX[c] for c in view["known_tops"]["troop"]]
+    return Table(
+        seat=seat, sides=sides, fixed=fixed, owner=owner,
+        chance=np.asarray(chance, dtype=np.float64),
+        hand=[INDEX[c] for c in view["hand"] if INDEX[c] < NUM_TROOPS],
+        opp_known=known, opp_troops=view["hands"][opp]["troop"], deck=view["decks"]["troop"],
+        known_tops=tops, pool=[INDEX[c] for c in troops], order=order)
+
+
+def deal(table: Table, worlds: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``worlds`` deals of the unseen troop cards: the opponent's hand ``(worlds, 8)`` and the
+    troop deck in draw order ``(worlds, deck)`` (-1 pads)."""
+    pool = np.asarray(table.pool, dtype=np.int16)
+    perm = np.argsort(rng.random((worlds, len(pool))), axis=1)
+    shuffled = pool[perm] if len(pool) else np.zeros((worlds, 0), dtype=np.int16)
+    hidden = table.opp_troops - len(table.opp_known)
+    hand = np.full((worlds, HAND_SLOTS), -1, dtype=np.int16)
+    k = len(table.opp_known)
+    if k:
+        hand[:, :k] = table.opp_known
+    hand[:, k:k + hidden] = shuffled[:, :hidden]
+    rest = shuffled[:, hidden:]
+    deck = np.full((worlds, table.deck), -1, dtype=np.int16)
+    col = 0
+    for pos in range(table.deck):
+        top = table.known_tops[pos] if pos < len(table.known_tops) else None
+        if top is not None:
+            deck[:, pos] = top
+        elif col < rest.shape[1]:
+            deck[:, pos] = rest[:, col]
+            col += 1
+    return hand, deck
+
+
+@dataclass
+class Finals:
+    """The tables the rollouts ended with: row ``i * worlds + w`` is play ``i`` in world
+    ``w``."""
+
+    sides: np.ndarray          # (rows, 9, 2, 3) troop indices, -1 empty
+    count: np.ndarray          # (rows, 9, 2) cards per side
+    order: np.ndarray          # (rows, 9, 2) the step a side was completed at (-1: never)
+    worlds: int
+    plays: int
+
+
+def rollout_values(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
+                   rng: np.random.Generator, temperature: float = 0.3) -> np.ndarray:
+    """Each play's share of wins over ``worlds`` rollouts (common worlds).
+
+    ``plays``: (troop index, flag 0..8) the seat plays now on an open, unfixed flag; the seat
+    then draws and the opponent moves first in the rollout."""
+    finals = play_out(table, plays, worlds, rng, temperature)
+    return score(table, finals, rng)
+
+
+def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
+             rng: np.random.Generator, temperature: float = 0.3,
+             max_steps: int = 200) -> Finals:
+    """Play every ``plays`` in each of ``worlds`` deals, then both seats to the end."""
+    k = len(plays)
+    seat, opp = table.seat, 1 - table.seat
+    n = k * worlds
+    opp_hand, deck = deal(table, worlds, rng)
+    hands = np.full((n, 2, HAND_SLOTS), -1, dtype=np.int16)
+    hands[:, opp] = np.tile(opp_hand, (k, 1))
+    decks = np.tile(deck, (k, 1))
+    sides = np.broadcast_to(table.sides, (n, NUM_FLAGS, 2, SIDE)).copy()
+    order = np.broadcast_to(table.order, (n, NUM_FLAGS, 2)).copy()
+    own = np.full((k, HAND_SLOTS), -1, dtype=np.int16)
+    for i, (card, _flag) in enumerate(plays):
+        rest = list(table.hand)
+        rest.remove(card)
+        own[i, :len(rest)] = rest
+    hands[:, seat] = np.repeat(own, worlds, axis=0)
+    # The candidate play, then this seat's draw.
+    rows = np.arange(n)
+    cand_card = np.repeat(np.asarray([p[0] for p in plays], dtype=np.int16), worlds)
+    cand_flag = np.repeat(np.asarray([p[1] for p in plays]), worlds)
+    count = (sides >= 0).sum(axis=3)
+    slot = count[rows, cand_flag, seat]
+    sides[rows, cand_flag, seat, slot] = cand_card
+    count[rows, cand_flag, seat] += 1
+    done = count[rows, cand_flag, seat] == SIDE
+    order[rows[done], cand_flag[done], seat] = 0
+    ptr = np.zeros(n, dtype=np.int64)
+    _draw(hands[:, seat], decks, ptr, np.full(n, len(table.hand) - 1, dtype=np.int64))
+    fixed = table.fixed
+    noise_shape = (worlds, HAND_SLOTS, NUM_FLAGS)
+    passes = 0
+    step = 1
+    mover = opp
+    while passes < 2 and step < max_steps:
+        hand = hands[:, mover]
+        mine = sides[:, :, mover]                          # (n, 9, 3)
+        cnt = count[:, :, mover]                            # (n, 9)
+        c = hand[:, :, None].astype(np.int64)               # (n, H, 1)
+        e1 = np.maximum(mine[:, None, :, 0], 0).astype(np.int64)   # (n, 1, 9)
+        e2 = np.maximum(mine[:, None, :, 1], 0).astype(np.int64)
+        cc = np.maximum(c, 0)
+        pref = np.where(cnt[:, None, :] == 0, SCORE1[cc],
+                         np.where(cnt[:, None, :] == 1, SCORE2[e1 * 60 + cc],
+                                  SCORE3[e1 * 3600 + e2 * 60 + cc]))
+        gumbel = -np.log(-np.log(rng.random(noise_shape) + 1e-12) + 1e-12)
+        pref = pref + temperature * np.tile(gumbel, (k, 1, 1))
+        legal = (c >= 0) & (cnt[:, None, :] < SIDE) & ~fixed[None, None, :]
+        pref = np.where(legal, pref, -np.inf)
+        flat = pref.reshape(n, -1)
+        best = flat.argmax(axis=1)
+        moved = np.isfinite(flat[rows, best])
+        if moved.any():
+            passes = 0
+            r = rows[moved]
+            h, f = np.divmod(best[moved], NUM_FLAGS)
+            card = hand[r, h]
+            k_slot = cnt[r, f]
+            sides[r, f, mover, k_slot] = card
+            count[r, f, mover] += 1
+            full = count[r, f, mover] == SIDE
+            order[r[full], f[full], mover] = step
+            hand[r, h] = -1
+            _draw_into(hand, decks, ptr, r, h)
+        else:
+            passes += 1
+        mover = 1 - mover
+        step += 1
+    return Finals(sides, count, order, worlds, k)
+
+
+def _draw(hand: np.ndarray, decks: np.ndarray, ptr: np.ndarray, slot: np.ndarray) -> None:
+    rows = np.arange(len(hand))
+    _draw_into(hand, decks, ptr, rows, slot)
+
+
+def _draw_into(hand: np.ndarray, decks: np.ndarray, ptr: np.ndarray, rows: np.ndarray,
+               slot: np.ndarray) -> None:
+    if decks.shape[1] == 0:
+        return
+    left = ptr[rows] < decks.shape[1]
+    r, s = rows[left], slot[left]
+    hand[r, s] = decks[r, ptr[r]]
+    ptr[r] += 1
+
+
+def _first_win(won: np.ndarray, decided: np.ndarray, late: int) -> np.ndarray:
+    """The time a seat's flags ``won`` first made a winning set (``late + 1``: never)."""
+    t = np.where(won, decided, late + 1)
+    three = np.maximum(np.maximum(t[:, :-2], t[:, 1:-1]), t[:, 2:]).min(axis=1)
+    five = np.sort(t, axis=1)[:, 4]
+    return np.minimum(three, five)
+
+
+def score(table: Table, finals: Finals, rng: np.random.Generator) -> np.ndarray:
+    """Each play's share of the worlds the seat wins at the end (module docstring)."""
+    seat, worlds, k = table.seat, finals.worlds, finals.plays
+    sides, count, order = finals.sides, finals.count, finals.order
+    idx = np.maximum(sides, 0).astype(np.int64)
+    strength = STRENGTH3[idx[..., 0] * 3600 + idx[..., 1] * 60 + idx[..., 2]].astype(np.int32)
+    strength = np.where(count == SIDE, strength, -1)        # (n, 9, 2)
+    mine, theirs = strength[:, :, seat], strength[:, :, 1 - seat]
+    o_mine, o_theirs = order[:, :, seat], order[:, :, 1 - seat]
+    coin = np.tile(rng.random((worlds, NUM_FLAGS)), (k, 1))
+    won = (mine > theirs) | ((mine == theirs) & (mine >= 0) & (o_mine < o_theirs)) \
+        | ((mine == theirs) & (mine < 0) & (coin < 0.5))
+    chance = np.tile(rng.random((worlds, NUM_FLAGS)), (k, 1)) < table.chance[None, :]
+    claimed = table.owner >= 0
+    fixed_open = table.fixed & ~claimed
+    won = np.where(fixed_open[None, :], chance, won)
+    won = np.where(claimed[None, :], (table.owner == seat)[None, :], won)
+    lost = ~won
+    # When each flag was decided: claimed flags first, then as both sides completed; a flag
+    # with an incomplete side or a fixed open one at the end.
+    late = 10_000
+    decided = np.where((mine < 0) | (theirs < 0), late, np.maximum(o_mine, o_theirs))
+    decided = np.where(fixed_open[None, :], late, decided)
+    decided = np.where(claimed[None, :], -late, decided)
+    first_w, first_l = _first_win(won, decided, late), _first_win(lost, decided, late)
+    adj_w = (won[:, :-2] & won[:, 1:-1] & won[:, 2:]).any(axis=1)
+    adj_l = (lost[:, :-2] & lost[:, 1:-1] & lost[:, 2:]).any(axis=1)
+    many = won.sum(axis=1) >= 5
+    at_end = np.where(adj_w & ~adj_l, True, np.where(adj_l & ~adj_w, False, many))
+    win = np.where(first_w < first_l, True, np.where(first_l < first_w, False, at_end))
+    return win.reshape(k, worlds).mean(axis=1)

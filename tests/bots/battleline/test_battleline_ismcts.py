@@ -110,8 +110,8 @@ def test_a_deck_order_is_one_shuffle_of_the_deck() -> None:
 
 
 def test_ismcts_plays_whole_games_legally_and_reproducibly() -> None:
-    bot_a = IsmctsBot(seed=7, iterations=8, time_ms=None)
-    bot_b = IsmctsBot(seed=7, iterations=8, time_ms=None)
+    bot_a = IsmctsBot(seed=7, leaf="model", iterations=8, time_ms=None)
+    bot_b = IsmctsBot(seed=7, leaf="model", iterations=8, time_ms=None)
     searched = 0
     for state, seat in positions(11, DeepBarca())[::3]:
         request = request_for(GAME, state, seat)
@@ -135,7 +135,7 @@ def test_ismcts_takes_a_winning_play_and_claims_without_searching() -> None:
 
 
 def test_ismcts_keeps_to_its_iteration_budget_and_reports_its_values() -> None:
-    bot = IsmctsBot(seed=3, iterations=12, time_ms=None, width=4)
+    bot = IsmctsBot(seed=3, leaf="model", iterations=12, time_ms=None, width=4)
     for state, seat in positions(4, DeepBarca()):
         if state["phase"] != "play":
             continue

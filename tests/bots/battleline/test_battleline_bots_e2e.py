@@ -1,4 +1,4 @@
-"""End to end: Deep Barca and the greedy baseline as ordinary clients (the bot runner that
+"""End to end: Deep Barca, ISMCTS and the greedy baseline as ordinary clients (the bot runner that
 ``arena bot deep-barca`` uses) against the real server on 127.0.0.1, seated by a human
 client's play_bot, with a clock."""
 
@@ -12,6 +12,7 @@ import pytest
 from bots import registry as bots
 from bots.battleline.deep_barca import DeepBarca
 from bots.battleline.greedy import GreedyBot
+from bots.battleline.ismcts import IsmctsBot
 from clients.runner import BotRunner
 from server.app import ArenaServer
 from tests.bots.recording import FAST, Recording, play_as_visitor, until_offered
@@ -36,10 +37,13 @@ async def play_against(arena: ArenaServer, account: str, bot: Any) -> dict[str, 
     return end
 
 
-@pytest.mark.parametrize("name", ["deep-barca", "greedy"])
+KINDS = {"deep-barca": DeepBarca, "greedy": GreedyBot, "ismcts": IsmctsBot}
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
 async def test_battleline_bots_play_a_match_as_clients(arena: ArenaServer, name: str) -> None:
     bot = bots.create(name, seed=1, game="battleline")
-    assert isinstance(bot, DeepBarca if name == "deep-barca" else GreedyBot)
+    assert isinstance(bot, KINDS[name])
     end = await play_against(arena, f"house-{name}", bot)
     assert end["outcome"]["reason"] in ("five_flags", "breakthrough", "stalemate")
     assert len(end["outcome"]["ranks"]) == 2

@@ -328,6 +328,8 @@ class ClusterNode:
         self.dead: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
         self._background: set[asyncio.Task[Any]] = set()
+        # The last write of each session's record: writes of one session go in order.
+        self._session_writes: dict[str, asyncio.Task[None]] = {}
         self._claim: Any = None
         self._seek: Any = None
         self.reclaimed = 0
@@ -471,12 +473,24 @@ class ClusterNode:
                   "autoplay": b"" if offer is None else msgpack.packb(
                       [sorted(offer.games), offer.max_matches, offer.bot, offer.version])}
 
+        before = self._session_writes.get(h)
+
         async def register() -> None:
+            if before is not None:
+                # The hello's write must not land after the autoplay offer's (it would
+                # erase the offer a node that resumes the session reads).
+                await before
             async with self.r.pipeline(transaction=False) as pipe:
                 pipe.hset(self.key("session", h), mapping=fields)
                 pipe.expire(self.key("session", h), 6 * 3600)
                 await pipe.execute()
         stored = self._spawn(register())
+        self._session_writes[h] = stored
+
+        def written(task: asyncio.Task[None]) -> None:
+            if self._session_writes.get(h) is task:
+                del self._session_writes[h]
+        stored.add_done_callback(written)
         if self.bus is not None:  # hosts holding it as a remote session: it is here now
             self.bus.broadcast({"o": "here", "i": session_info(session, self.node_id)})
         return stored

@@ -40,7 +40,7 @@ One decision (``choose``):
    by the model after the opponent's reply (``leaf="model"``, steps 4–5), every
    candidate troop play is played out **to the end of the game** in the same ``worlds``
    deals (:mod:`bots.battleline.rollouts`: NumPy, all candidates and worlds in one batch of
-   arrays, a noisy formation-building policy for both seats; ``chunk`` worlds at a time,
+   arrays, a noisy policy for both seats — ``policy``; ``chunk`` worlds at a time,
    stopping at ``time_ms``). A candidate's value is its share of won rollouts plus ``mix``
    times its prior. A pass, a tactics play or a play on a flag carrying a tactics card is
    left to Deep Barca (a rollout plays troop cards only).
@@ -49,8 +49,10 @@ Options: ``iterations=20``, ``time_ms=900`` (``None``: no wall-time bound), ``wi
 ``prior_weight=8``, ``reply="model"``, ``tactics=False`` (search tactics plays beyond the one
 Deep Barca's rules pick; measured worse: the model overvalues a wild card laid now),
 ``rules=True`` (keep Deep Barca's save and discard rules rather than search them),
-``leaf="rollout"`` (with ``worlds=300``, ``chunk=50``, ``mix=1.0`` and the rollout policy's
-``temperature=0.3``; ``"model"``: the model-valued leaves of step 4), ``seed``,
+``leaf="rollout"`` (with ``worlds=300``, ``chunk=50``, ``mix=1.0``, the rollout ``policy``
+— ``"formation"``, ``"imitation"`` or a weights file from ``arena tune battleline-rollout``,
+see :mod:`bots.battleline.rollout_policy` — and its ``temperature=0.3``; ``"model"``: the
+model-valued leaves of step 4), ``seed``,
 and Deep Barca's model options (``top_formations`` …) for the priors, the leaves and the
 modelled opponent.
 """
@@ -69,6 +71,7 @@ from bots.battleline import rollouts
 from bots.battleline.board import after_play, board_of, is_troop
 from bots.battleline.deep_barca import DeepBarca
 from bots.battleline.greedy import GreedyBot
+from bots.battleline.rollout_policy import load_policy
 from bots.battleline.worlds import DeckOrder, sample_world
 from engine import registry
 from engine.battleline.cards import INDEX
@@ -113,7 +116,8 @@ class IsmctsBot:
                  time_ms: float | None = 900.0, width: int = 6, prior_weight: float = 8.0,
                  reply: str = "model", tactics: bool = False, rules: bool = True,
                  leaf: str = "rollout", worlds: int = 300, chunk: int = 50, mix: float = 1.0,
-                 temperature: float = 0.3, **model_options: Any) -> None:
+                 temperature: float = 0.3, policy: str = "formation",
+                 **model_options: Any) -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
         if width < 1:
@@ -142,6 +146,7 @@ class IsmctsBot:
         self.chunk = chunk
         self.mix = mix
         self.temperature = temperature
+        self.policy = load_policy(policy)
         self.np_rng = np.random.default_rng(seed)
 
     def choose(self, request: Mapping[str, Any]) -> Any:
@@ -260,7 +265,8 @@ class IsmctsBot:
             if deadline is not None and done and time.perf_counter() > deadline:
                 break
             n = min(self.chunk, self.worlds - done)
-            won = rollouts.rollout_values(table, plays, n, self.np_rng, self.temperature)
+            won = rollouts.rollout_values(table, plays, n, self.np_rng, self.temperature,
+                                          self.policy)
             for cand, share in zip(alive, won, strict=True):
                 cand.total += float(share) * n
                 cand.visits += n

@@ -13,11 +13,14 @@ What a rollout keeps and what it leaves out:
   environment card (Fog, Mud, a Leader …) is *fixed*: nobody plays there and its winner is
   drawn from the chance the caller gives it (Deep Barca's model), the same draw in every
   candidate of a world.
-* The **policy** places, each turn, the hand card and flag with the highest score plus
-  Gumbel noise (a soft argmax): on an empty side the card's value; next to one card how well
-  the pair can still grow (same colour and near: a wedge; same value: a phalanx; same colour;
-  near); onto two cards the formation the three make (category, then sum). A seat with no
-  card or no free slot passes; the rollout ends when both pass.
+* The **policy** (:mod:`bots.battleline.rollout_policy`) places, each turn, the hand card and
+  flag with the highest score plus Gumbel noise of scale ``temperature`` (a soft argmax: a
+  sample from the softmax of score / temperature). ``FORMATION`` (the default) scores how well
+  the card fits the seat's own side: on an empty side the card's value; next to one card how
+  well the pair can still grow (same colour and near: a wedge; same value: a phalanx; same
+  colour; near); onto two cards the formation the three make (category, then sum).
+  ``IMITATION`` is fitted to Deep Barca's plays and reads the opponent's sides too. A seat
+  with no card or no free slot passes; the rollout ends when both pass.
 * The **score**: every open flag goes to the stronger complete side (equal: the side that
   completed first; a side left incomplete loses to a complete one, two incomplete sides are a
   coin), decided when its second side completed (claimed flags before any). The seat whose
@@ -37,46 +40,13 @@ from typing import Any
 
 import numpy as np
 
+from bots.battleline.rollout_policy import FORMATION, STRENGTH3, Policy
 from bots.battleline.worlds import unseen_cards
 from engine.battleline.cards import INDEX, NUM_TROOPS
 from engine.battleline.rules import NUM_FLAGS
 
 HAND_SLOTS = 8
 SIDE = 3
-_VAL = np.arange(NUM_TROOPS) % 10 + 1
-_COL = np.arange(NUM_TROOPS) // 10
-
-
-def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    v, c = _VAL, _COL
-    # Three cards: the formation's strength, category * 100 + sum, and the policy's score.
-    a, b, d = np.meshgrid(np.arange(60), np.arange(60), np.arange(60), indexing="ij")
-    va, vb, vd = v[a], v[b], v[d]
-    same_colour = (c[a] == c[b]) & (c[b] == c[d])
-    lo = np.minimum(np.minimum(va, vb), vd)
-    hi = np.maximum(np.maximum(va, vb), vd)
-    distinct = (va != vb) & (vb != vd) & (va != vd)
-    run = distinct & (hi - lo == 2)
-    three = (va == vb) & (vb == vd)
-    cat = np.where(run & same_colour, 4, np.where(three, 3, np.where(
-        same_colour, 2, np.where(run, 1, 0))))
-    total = va + vb + vd
-    strength = (cat * 100 + total).astype(np.int16).reshape(-1)
-    score3 = (cat + total / 30.0).astype(np.float32).reshape(-1)
-    # Two cards: what the pair can still become.
-    p, q = np.meshgrid(np.arange(60), np.arange(60), indexing="ij")
-    vp, vq = v[p], v[q]
-    gap = np.abs(vp - vq)
-    near = (gap >= 1) & (gap <= 2)
-    colour = c[p] == c[q]
-    pot = np.where(colour & near, 3.5, np.where(gap == 0, 2.7, np.where(
-        colour, 1.8, np.where(near, 0.9, 0.0))))
-    score2 = (pot + (vp + vq) / 30.0).astype(np.float32).reshape(-1)
-    score1 = (0.6 + v / 30.0).astype(np.float32)
-    return strength, score3, score2, score1
-
-
-STRENGTH3, SCORE3, SCORE2, SCORE1 = _tables()
 
 
 @dataclass
@@ -169,18 +139,19 @@ class Finals:
 
 
 def rollout_values(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
-                   rng: np.random.Generator, temperature: float = 0.3) -> np.ndarray:
+                   rng: np.random.Generator, temperature: float = 0.3,
+                   policy: Policy = FORMATION) -> np.ndarray:
     """Each play's share of wins over ``worlds`` rollouts (common worlds).
 
     ``plays``: (troop index, flag 0..8) the seat plays now on an open, unfixed flag; the seat
     then draws and the opponent moves first in the rollout."""
-    finals = play_out(table, plays, worlds, rng, temperature)
+    finals = play_out(table, plays, worlds, rng, temperature, policy)
     return score(table, finals, rng)
 
 
 def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
              rng: np.random.Generator, temperature: float = 0.3,
-             max_steps: int = 200) -> Finals:
+             policy: Policy = FORMATION, max_steps: int = 200) -> Finals:
     """Play every ``plays`` in each of ``worlds`` deals, then both seats to the end."""
     k = len(plays)
     seat, opp = table.seat, 1 - table.seat
@@ -218,13 +189,8 @@ def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
         hand = hands[:, mover]
         mine = sides[:, :, mover]                          # (n, 9, 3)
         cnt = count[:, :, mover]                            # (n, 9)
-        c = hand[:, :, None].astype(np.int64)               # (n, H, 1)
-        e1 = np.maximum(mine[:, None, :, 0], 0).astype(np.int64)   # (n, 1, 9)
-        e2 = np.maximum(mine[:, None, :, 1], 0).astype(np.int64)
-        cc = np.maximum(c, 0)
-        pref = np.where(cnt[:, None, :] == 0, SCORE1[cc],
-                         np.where(cnt[:, None, :] == 1, SCORE2[e1 * 60 + cc],
-                                  SCORE3[e1 * 3600 + e2 * 60 + cc]))
+        c = hand[:, :, None]                                 # (n, H, 1)
+        pref = policy.scores(hand, mine, cnt, sides[:, :, 1 - mover], count[:, :, 1 - mover])
         gumbel = -np.log(-np.log(rng.random(noise_shape) + 1e-12) + 1e-12)
         pref = pref + temperature * np.tile(gumbel, (k, 1, 1))
         legal = (c >= 0) & (cnt[:, None, :] < SIDE) & ~fixed[None, None, :]

@@ -46,17 +46,34 @@ from tools.tune.boundary_table import table_file as boundary_table_file
 from tools.tune.boundary_table import tune as boundary_tune
 from tools.tune.spsa import LogMismatch, Settings, State, games_done, total_games, tune
 
-GAMES = ("barca", "boundary")
+GAMES = ("barca", "boundary", "battleline-rollout")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="game", metavar="GAME", help="barca or boundary")
+    sub = parser.add_subparsers(dest="game", metavar="GAME",
+                                help="barca, boundary or battleline-rollout")
     sub.required = True
     _barca_arguments(sub.add_parser(
         "barca", help="the Barca agent's weights (SPSA on the seed's match score)"))
     _boundary_arguments(sub.add_parser(
         "boundary", help="the adaptive agent's counter table (round robin of the six "
                          "basic strategies)"))
+    _rollout_arguments(sub.add_parser(
+        "battleline-rollout", help="the Battle Line ISMCTS rollout policy, fitted to Deep "
+                                   "Barca's plays"))
+
+
+def _rollout_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-n", "--games", type=positive_int, default=400,
+                   help="Deep Barca self-play games to collect plays from (default 400)")
+    p.add_argument("--seed", type=int, default=1, help="the first deal (default 1)")
+    p.add_argument("--iterations", type=positive_int, default=2000,
+                   help="Adam steps of the fit (default 2000)")
+    p.add_argument("--holdout", type=float, default=0.2,
+                   help="share of the games kept out of the fit and scored (default 0.2)")
+    p.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default 1)")
+    p.add_argument("--out", default="battleline-rollout.json",
+                   help="where to write the weights (default battleline-rollout.json)")
 
 
 def _boundary_arguments(p: argparse.ArgumentParser) -> None:
@@ -115,6 +132,8 @@ def _barca_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.game == "battleline-rollout":
+        return _run_rollout(args)
     if args.game == "boundary":
         return _run_boundary(args)
     return _run_barca(args)
@@ -173,6 +192,54 @@ def _run_boundary(args: argparse.Namespace) -> int:
         print(line)
     print(f"table written to {args.out}; play it with: "
           f"arena bot adaptive --option table={args.out}")
+    return 0
+
+
+def _run_rollout(args: argparse.Namespace) -> int:
+    from bots.battleline.rollout_policy import FEATURES, save_weights
+    from tools.tune import battleline_rollout as fitting
+
+    if not 0.0 < args.holdout < 1.0 or args.games < 2:
+        print("arena tune battleline-rollout: --holdout must be between 0 and 1 and -n at "
+              "least 2", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    if not out.parent.is_dir():
+        print(f"arena tune battleline-rollout: --out: no directory {out.parent}",
+              file=sys.stderr)
+        return 2
+    progress = Progress(args.games, f"collect Deep Barca plays (seed {args.seed})", every=10)
+    began = time.monotonic()
+    fit_games = max(1, round(args.games * (1.0 - args.holdout)))
+    train = fitting.collect(fit_games, args.seed, args.jobs,
+                            lambda done, total: progress.advance(1))
+    held = fitting.collect(args.games - fit_games, args.seed + fit_games, args.jobs,
+                           lambda done, total: progress.advance(1))
+    if not train or not held:
+        print("arena tune battleline-rollout: too few plays collected; raise -n",
+              file=sys.stderr)
+        return 2
+    print(f"fitting on {len(train)} plays ({fit_games} games), scoring on {len(held)} "
+          f"({args.games - fit_games} games)", file=sys.stderr)
+    weights = fitting.fit(fitting.arrays(train), iterations=args.iterations, seed=args.seed)
+    scored = fitting.report(weights, fitting.arrays(held))
+    try:
+        save_weights(out, weights, {"games": args.games, "seed": args.seed,
+                                    "iterations": args.iterations} | scored)
+    except OSError as exc:
+        print(f"arena tune battleline-rollout: cannot write {out}: {exc}", file=sys.stderr)
+        return 1
+    print(f"\narena tune battleline-rollout: {len(train) + len(held)} plays from "
+          f"{args.games} games ({time.monotonic() - began:.0f} s)")
+    print(f"held-out plays {scored['records']}: mean negative log-likelihood "
+          f"{scored['nll']:.3f} (uniform {scored['nll_uniform']:.3f}, formation policy "
+          f"{scored['nll_formation']:.3f}); top play is Deep Barca's "
+          f"{100 * scored['top1']:.1f}% (formation {100 * scored['top1_formation']:.1f}%)")
+    width = max(len(f) for f in FEATURES)
+    for name, w in zip(FEATURES, weights, strict=True):
+        print(f"  {name:<{width}} {w:+.3f}")
+    print(f"weights written to {out}; play them with: "
+          f"arena bot ismcts --option policy={out}")
     return 0
 
 

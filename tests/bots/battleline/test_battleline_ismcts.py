@@ -18,6 +18,7 @@ from bots import registry
 from bots.battleline import rollouts
 from bots.battleline.deep_barca import DeepBarca
 from bots.battleline.ismcts import IsmctsBot
+from bots.battleline.rollout_policy import FORMATION, IMITATION, Policy
 from bots.battleline.worlds import DeckOrder, sample_world, unseen_cards
 from bots.random_bot import RandomBot
 from engine.battleline import GAME
@@ -202,7 +203,9 @@ def test_rollout_deals_are_the_unseen_troop_cards_and_nothing_else() -> None:
     assert dealt > 20
 
 
-def test_rollouts_end_on_full_tables_that_keep_the_start_and_use_each_card_once() -> None:
+@pytest.mark.parametrize("policy", [FORMATION, IMITATION], ids=lambda p: p.name)
+def test_rollouts_end_on_full_tables_that_keep_the_start_and_use_each_card_once(
+        policy: Policy) -> None:
     checked = 0
     for state, seat in positions(8, DeepBarca())[10::12]:
         if state["phase"] != "play" or seat != GAME.decision(state).seats[0]:
@@ -211,7 +214,8 @@ def test_rollouts_end_on_full_tables_that_keep_the_start_and_use_each_card_once(
         plays = _open_plays(view, table)[:3]
         if not plays:
             continue
-        finals = rollouts.play_out(table, plays, 5, np.random.default_rng(checked))
+        finals = rollouts.play_out(table, plays, 5, np.random.default_rng(checked),
+                                   policy=policy)
         assert finals.sides.shape == (len(plays) * 5, 9, 2, 3)
         for row in range(len(plays) * 5):
             card, flag = plays[row // 5]

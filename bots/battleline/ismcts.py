@@ -51,17 +51,19 @@ Deep Barca's rules pick; measured worse: the model overvalues a wild card laid n
 ``rules=True`` (keep Deep Barca's save and discard rules rather than search them),
 ``leaf="rollout"`` (with ``worlds=300``, ``chunk=50``, ``mix=1.0``, the rollout ``policy``
 — ``"formation"``, ``"imitation"`` or a weights file from ``arena tune battleline-rollout``,
-see :mod:`bots.battleline.rollout_policy` — and its ``temperature=0.3``; ``"model"``: the
-model-valued leaves of step 4), ``seed``,
-and Deep Barca's model options (``top_formations`` …) for the priors, the leaves and the
-modelled opponent.
+see :mod:`bots.battleline.rollout_policy` — and its ``temperature=0.3``; ``infer=0``: when
+positive, the opponent's last play (one troop card since this seat's previous play) weighs
+each rollout world by how likely the imitation policy at temperature ``infer`` makes that
+play from the world's dealt hand, so worlds that explain the reply count more; ``"model"``:
+the model-valued leaves of step 4), ``seed``, and Deep Barca's model options
+(``top_formations`` …) for the priors, the leaves and the modelled opponent.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,7 +73,7 @@ from bots.battleline import rollouts
 from bots.battleline.board import after_play, board_of, is_troop
 from bots.battleline.deep_barca import DeepBarca
 from bots.battleline.greedy import GreedyBot
-from bots.battleline.rollout_policy import load_policy
+from bots.battleline.rollout_policy import IMITATION, load_policy
 from bots.battleline.worlds import DeckOrder, sample_world
 from engine import registry
 from engine.battleline.cards import INDEX
@@ -88,7 +90,7 @@ class Candidate:
     action: Any
     prior: float
     total: float = 0.0
-    visits: int = 0
+    visits: float = 0
 
     def value(self, prior_weight: float) -> float:
         return (self.total + prior_weight * self.prior) / (self.visits + prior_weight)
@@ -116,7 +118,7 @@ class IsmctsBot:
                  time_ms: float | None = 900.0, width: int = 6, prior_weight: float = 8.0,
                  reply: str = "model", tactics: bool = False, rules: bool = True,
                  leaf: str = "rollout", worlds: int = 300, chunk: int = 50, mix: float = 1.0,
-                 temperature: float = 0.3, policy: str = "formation",
+                 temperature: float = 0.3, policy: str = "formation", infer: float = 0.0,
                  **model_options: Any) -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -145,11 +147,24 @@ class IsmctsBot:
         self.worlds = worlds
         self.chunk = chunk
         self.mix = mix
+        if infer < 0:
+            raise ValueError("infer must be 0 (off) or a positive temperature")
+        self.infer = infer
+        self._previous: dict[int, Mapping[str, Any]] = {}
         self.temperature = temperature
         self.policy = load_policy(policy)
         self.np_rng = np.random.default_rng(seed)
 
     def choose(self, request: Mapping[str, Any]) -> Any:
+        view, seat = request["view"], request["seat"]
+        action = self._choose(request)
+        if view["phase"] == "play" and action["type"] in ("play", "pass"):
+            # The table this seat last moved on: the next decision reads the opponent's
+            # reply from the difference (``infer``).
+            self._previous[seat] = view
+        return action
+
+    def _choose(self, request: Mapping[str, Any]) -> Any:
         start = time.perf_counter()
         view, legal, seat = request["view"], request["legal_actions"], request["seat"]
         base = self.base.decide(view, legal, seat)
@@ -260,16 +275,21 @@ class IsmctsBot:
             # A pass, a tactics play or a flag a rollout cannot play on: Deep Barca decides.
             return chosen
         plays = [(INDEX[c.action["card"]], c.action["flag"] - 1) for c in alive]
+        previous = self._previous.get(seat)
+        likelihood = (_last_play_likelihood(previous, view, seat, table, self.infer)
+                      if self.infer > 0 and previous is not None else None)
         done = 0
         while done < self.worlds:
             if deadline is not None and done and time.perf_counter() > deadline:
                 break
             n = min(self.chunk, self.worlds - done)
-            won = rollouts.rollout_values(table, plays, n, self.np_rng, self.temperature,
-                                          self.policy)
-            for cand, share in zip(alive, won, strict=True):
-                cand.total += float(share) * n
-                cand.visits += n
+            finals = rollouts.play_out(table, plays, n, self.np_rng, self.temperature,
+                                       self.policy)
+            won = rollouts.wins(table, finals, self.np_rng)
+            weight = (np.ones(n) if likelihood is None else likelihood(finals.opp_hand))
+            for cand, row in zip(alive, won, strict=True):
+                cand.total += float(row @ weight)
+                cand.visits += float(weight.sum())
             done += n
 
         def value(c: Candidate) -> float:
@@ -313,6 +333,47 @@ class IsmctsBot:
                            "seat": actor}
                 act = self.opponent.choose(request)
             state = game.apply_unchecked(state, {actor: act}).state
+
+
+def _last_play_likelihood(before: Mapping[str, Any], view: Mapping[str, Any], seat: int,
+                          table: rollouts.Table, temperature: float
+                          ) -> Callable[[np.ndarray], np.ndarray] | None:
+    """How likely each dealt opponent hand makes the opponent's last play, by the imitation
+    policy at ``temperature``: ``None`` unless that play was one troop card on a flag a rollout
+    plays on and nothing else left the table since this seat's previous play."""
+    opp = 1 - seat
+    new: list[tuple[str, int]] = []
+    for n, (was, now) in enumerate(zip(before["flags"], view["flags"], strict=True)):
+        for s in (0, 1):
+            if not set(was["sides"][s]) <= set(now["sides"][s]):
+                return None   # a card moved or left (Redeploy, Deserter, Traitor)
+        new.extend((card, n) for card in now["sides"][opp] if card not in was["sides"][opp])
+    if len(new) != 1 or not is_troop(new[0][0]) or table.fixed[new[0][1]]:
+        return None
+    card, flag = INDEX[new[0][0]], new[0][1]
+    mine = table.sides[:, opp].copy()           # the opponent's sides before its play
+    k = int(np.nonzero(mine[flag] == card)[0][0])
+    mine[flag, k:] = np.append(mine[flag, k + 1:], -1)
+    theirs = table.sides[:, seat]
+    own, opp_count = (mine >= 0).sum(-1), (theirs >= 0).sum(-1)
+
+    def likelihood(hands: np.ndarray) -> np.ndarray:
+        w = len(hands)
+        hand = hands.copy()
+        slot = (hand >= 0).sum(axis=1)          # the played card goes in the first free slot
+        hand[np.arange(w), slot] = card
+        scores = IMITATION.scores(hand, np.broadcast_to(mine, (w, 9, 3)),
+                                  np.broadcast_to(own, (w, 9)),
+                                  np.broadcast_to(theirs, (w, 9, 3)),
+                                  np.broadcast_to(opp_count, (w, 9))) / temperature
+        legal = (hand[:, :, None] >= 0) & (own < 3)[None, None, :] & ~table.fixed[None, None, :]
+        flat = np.where(legal, scores, -np.inf).reshape(w, -1)
+        top = flat.max(axis=1, keepdims=True)
+        log_z = np.log(np.exp(flat - top).sum(axis=1)) + top[:, 0]
+        chosen = flat[np.arange(w), slot * 9 + flag] - log_z
+        return np.exp(chosen - chosen.max())
+
+    return likelihood
 
 
 def _routine(legal: Sequence[Any]) -> Any:

@@ -136,6 +136,7 @@ class Finals:
     order: np.ndarray          # (rows, 9, 2) the step a side was completed at (-1: never)
     worlds: int
     plays: int
+    opp_hand: np.ndarray       # (worlds, 8) the opponent's troop cards each world dealt
 
 
 def rollout_values(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
@@ -214,7 +215,7 @@ def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
             passes += 1
         mover = 1 - mover
         step += 1
-    return Finals(sides, count, order, worlds, k)
+    return Finals(sides, count, order, worlds, k, opp_hand)
 
 
 def _draw(hand: np.ndarray, decks: np.ndarray, ptr: np.ndarray, slot: np.ndarray) -> None:
@@ -242,6 +243,11 @@ def _first_win(won: np.ndarray, decided: np.ndarray, late: int) -> np.ndarray:
 
 def score(table: Table, finals: Finals, rng: np.random.Generator) -> np.ndarray:
     """Each play's share of the worlds the seat wins at the end (module docstring)."""
+    return wins(table, finals, rng).mean(axis=1)
+
+
+def wins(table: Table, finals: Finals, rng: np.random.Generator) -> np.ndarray:
+    """``(plays, worlds)``: whether the seat wins each rollout (module docstring)."""
     seat, worlds, k = table.seat, finals.worlds, finals.plays
     sides, count, order = finals.sides, finals.count, finals.order
     idx = np.maximum(sides, 0).astype(np.int64)
@@ -270,4 +276,4 @@ def score(table: Table, finals: Finals, rng: np.random.Generator) -> np.ndarray:
     many = won.sum(axis=1) >= 5
     at_end = np.where(adj_w & ~adj_l, True, np.where(adj_l & ~adj_w, False, many))
     win = np.where(first_w < first_l, True, np.where(first_l < first_w, False, at_end))
-    return win.reshape(k, worlds).mean(axis=1)
+    return win.reshape(k, worlds)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from bots import registry
-from bots.battleline import rollouts
+from bots.battleline import ismcts, rollouts
 from bots.battleline.deep_barca import DeepBarca
 from bots.battleline.ismcts import IsmctsBot
 from bots.battleline.rollout_policy import FORMATION, IMITATION, Policy
@@ -272,3 +272,43 @@ def test_ismcts_rollout_leaf_plays_whole_games_legally_and_reproducibly() -> Non
     assert searched > 5
     result = play_game(GAME, [IsmctsBot(seed=2, leaf="rollout", worlds=16), DeepBarca()], 4)
     assert result.illegal == [0, 0] and result.reason in ("breakthrough", "five_flags")
+
+
+def test_the_opponents_last_play_weighs_worlds_toward_its_real_hand() -> None:
+    """``infer``: a world whose dealt hand makes the opponent's last play likely counts more;
+    over Deep Barca's games the real hand outweighs most dealt ones."""
+    previous: dict[int, Any] = {}
+    percentiles: list[float] = []
+    skipped = 0
+    for state, seat in positions(13, DeepBarca()) + positions(14, DeepBarca()):
+        if state["phase"] != "play" or state["claimable"]:
+            continue
+        view, table = _table(state, seat)
+        before = previous.get(seat)
+        previous[seat] = view
+        if before is None:
+            continue
+        likelihood = ismcts._last_play_likelihood(before, view, seat, table, 1.0)
+        if likelihood is None:
+            skipped += 1
+            continue
+        dealt, _ = rollouts.deal(table, 200, np.random.default_rng(len(percentiles)))
+        real = [INDEX[c] for c in state["hands"][1 - seat] if INDEX[c] < NUM_TROOPS]
+        row = np.full((1, dealt.shape[1]), -1, dtype=dealt.dtype)
+        row[0, :len(real)] = real
+        weights = likelihood(np.concatenate([dealt, row]))
+        assert weights.shape == (201,) and (weights > 0).all() and weights.max() == 1.0
+        percentiles.append(float((weights[:-1] < weights[-1]).mean()))
+    assert len(percentiles) > 30 and skipped < len(percentiles)
+    assert np.mean(percentiles) > 0.6, np.mean(percentiles)   # 0.5 with no inference
+
+
+def test_ismcts_infer_plays_whole_games_legally() -> None:
+    with pytest.raises(ValueError, match="infer"):
+        IsmctsBot(infer=-1.0)
+    bots = [IsmctsBot(seed=3, worlds=20, chunk=10, infer=1.0, time_ms=None),
+            IsmctsBot(seed=4, worlds=20, chunk=10, infer=0.5, policy="imitation",
+                      time_ms=None)]
+    result = play_game(GAME, bots, 6)
+    assert result.illegal == [0, 0] and result.reason in ("breakthrough", "five_flags")
+    assert bots[0]._previous and bots[1]._previous

@@ -419,10 +419,15 @@ class Connection:
     async def play_bot(self, game: str, *, bot: str | None = None,
                        options: Mapping[str, Any] | None = None,
                        clock: Mapping[str, int] | None = None,
-                       seat: int | None = None) -> Message:
-        """Start a match against house bot(s); returns its ``match_start``."""
+                       seat: int | None = None, duplicate: bool = False) -> Message:
+        """Start a match against house bot(s); returns its ``match_start``. ``duplicate``: a
+        duplicate pair against one bot — this is game 1's ``match_start`` (``seat`` yours
+        there); game 2's, seats swapped, follows in the stream, ``pair_end`` once both are
+        over."""
         return await self.request("play_bot", game=game, bot=bot, options=options,
-                                  clock=clock, seat=seat, _wants=("match_start", None))
+                                  clock=clock, seat=seat,
+                                  duplicate=True if duplicate else None,
+                                  _wants=("match_start", None))
 
     async def challenge(self, accounts: Sequence[str], game: str, *,
                         options: Mapping[str, Any] | None = None,

@@ -854,7 +854,11 @@ CLIENT_MESSAGES: tuple[MessageSpec, ...] = (
               doc="an account name or a bot name from `bots` (default: the bot with the "
                   "most free capacity)"),
         _OPTIONS, _CLOCK,
-        Field("seat", Int(0), required=False, doc="your seat (default 0)"),
+        Field("seat", Int(0), required=False,
+              doc="your seat (default 0; in a duplicate pair: in game 1)"),
+        Field("duplicate", Bool(), required=False,
+              doc="true: a duplicate pair against one bot, two matches of one deal with the "
+                  "seats swapped (two seats, a game with chance)"),
     ), ("match_start",), "start a match against house bot(s)"),
     MessageSpec("autoplay", "client", (
         Field("games", Arr(Str(), 1)),

@@ -1157,17 +1157,25 @@ class ArenaServer:
 
     def _play_bot(self, conn: Connection, session: Session, msg: dict[str, Any]
                   ) -> Awaitable[None] | None:
-        spec = MatchSpec.parse(msg["game"], msg.get("options"), msg.get("clock"))
+        spec = MatchSpec.parse(msg["game"], msg.get("options"), msg.get("clock"),
+                               duplicate=msg.get("duplicate", False))
         seat = msg.get("seat", 0)
         if not 0 <= seat < spec.num_seats:
             raise LobbyError("bad_request", f"seat must be 0-{spec.num_seats - 1}")
+        if spec.duplicate and self.cluster is not None:
+            raise LobbyError("bad_request", PAIRS_ON_CLUSTER, reason="cluster")
         if self.cluster is not None:  # the house bots of every node
             return self.cluster.play_bot(conn, session, msg, spec, seat)
+        # A pair seats its bot in both matches: it needs room for two.
         bots = self.lobby.pick_bots(self.sessions.all(), spec.game, spec.num_seats - 1,
-                                    msg.get("bot"), exclude=session)
+                                    msg.get("bot"), exclude=session,
+                                    slots=2 if spec.duplicate else 1)
         seating = list(bots)
         seating.insert(seat, session)
-        self.start_match(spec, seating, ref_for=(session, msg.get("id")))
+        if spec.duplicate:   # ``seat`` is the player's seat in game 1; game 2 swaps them
+            self.start_pair(spec, seating, ref_for=(session, msg.get("id")))
+        else:
+            self.start_match(spec, seating, ref_for=(session, msg.get("id")))
         return None
 
     def _list_bots(self, conn: Connection, session: Session, msg: dict[str, Any]

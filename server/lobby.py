@@ -233,18 +233,20 @@ class Lobby:
 
     @staticmethod
     def pick_bots(candidates: Iterable[Session], game: str, count: int,
-                  bot: str | None = None, exclude: Session | None = None) -> list[Session]:
+                  bot: str | None = None, exclude: Session | None = None,
+                  slots: int = 1) -> list[Session]:
         """``count`` seats' worth of autoplay sessions of bot accounts (never a guest's or a
         person's) for ``game`` (if ``bot`` is named: of that account, or running the bot of
-        that name, :meth:`Session.answers_to`): distinct bots first, most free capacity
-        first; when there are fewer bots than seats, bots take several seats of the match.
-        Raises ``not_found`` if none."""
+        that name, :meth:`Session.answers_to`) with room for ``slots`` matches (2 for a
+        duplicate pair): distinct bots first, most free capacity first; when there are fewer
+        bots than seats, bots take several seats of the match. Raises ``not_found`` if none."""
         pool = [s for s in candidates
                 if s is not exclude and s.kind == "bot" and (bot is None or s.answers_to(bot))
-                and s.free_autoplay_slots(game) > 0]
+                and s.free_autoplay_slots(game) >= slots]
         if not pool:
             who = "bot of that name" if bot else "house bot"
-            raise LobbyError("not_found", f"no {who} is available for {game} right now "
+            room = " with room for both matches of a pair" if slots > 1 else ""
+            raise LobbyError("not_found", f"no {who}{room} is available for {game} right now "
                                           "(list_bots lists those that are)")
         pool.sort(key=lambda s: (-s.free_autoplay_slots(game), s.name))
         return [pool[i % len(pool)] for i in range(count)]

@@ -170,6 +170,43 @@ async def test_a_duplicate_pair_deals_one_deal_twice_with_the_seats_swapped(
                     assert canonical_json(event) in events, event
 
 
+async def test_play_bot_duplicate_plays_a_pair_against_one_house_bot(
+        server: ArenaServer) -> None:
+    """``play_bot`` with ``duplicate: true``: a pair against a house bot with room for both
+    matches, the player in ``seat`` in game 1 and swapped in game 2, one ``pair_end``."""
+    house = await account_client(server, "house-pairs", house=True)
+    ref = await house.send({"type": "autoplay", "games": ["battleline"], "max_matches": 1})
+    await house.expect_reply(ref)
+    ann = await account_client(server, "ann", "human")
+    ref = await ann.send({"type": "play_bot", "game": "battleline", "duplicate": True})
+    refused = await ann.expect_reply(ref)       # one free slot: no room for a pair
+    assert refused["code"] == "not_found" and "room for both" in refused["message"]
+    ref = await house.send({"type": "autoplay", "games": ["battleline"], "max_matches": 2})
+    await house.expect_reply(ref)
+    ref = await ann.send({"type": "play_bot", "game": "battleline", "duplicate": True,
+                          "bot": "house-pairs", "seat": 1})
+    game1 = await ann.expect_reply(ref)
+    game2 = await ann.expect("match_start")
+    assert game1["pair"]["game"] == 1 and game2["pair"]["game"] == 2 and "ref" not in game2
+    assert game1["pair"]["twin"] == game2["match_id"]
+    assert (game1["your_seat"], game2["your_seat"]) == (1, 0)
+    assert [s["name"] for s in game1["seats"]] == ["house-pairs", "ann"]
+    bot_starts = [await house.expect("match_start"), await house.expect("match_start")]
+    assert {m["match_id"] for m in bot_starts} == {game1["match_id"], game2["match_id"]}
+    both = {game1["match_id"], game2["match_id"]}
+    await asyncio.gather(play(ann, both, Rng(5)), play(house, both, Rng(6)))
+    for client in (ann, house):
+        done = await client.expect("pair_end", pair_id=game1["pair"]["id"])
+        assert done["players"] == ["house-pairs", "ann"] and done["status"] == "over"
+        assert sum(done["points"]) == 2
+    # What cannot be a pair is refused as for a challenge.
+    ref = await house.send({"type": "autoplay", "games": ["barca"], "max_matches": 2})
+    await house.expect_reply(ref)
+    ref = await ann.send({"type": "play_bot", "game": "barca", "duplicate": True})
+    error = await ann.expect_reply(ref)
+    assert error["code"] == "bad_request" and error["details"] == {"reason": "no_chance"}
+
+
 @pytest.mark.parametrize(("game", "options", "seats", "reason"), [
     ("chexers", {}, 3, "no_chance"),
     ("barca", {}, 2, "no_chance"),

@@ -779,6 +779,7 @@ class ArenaServer:
                 live.resync_spectator(session)
             elif self.cluster is not None:
                 self.cluster.seat_back(session, match_id, watch=True)
+        session.resend_missed()   # results of matches and pairs that ended while away
         conn.log.info("hello", account=session.name, kind=session.kind,
                       seats=len(session.seats), client=hello.get("client"))
 

@@ -34,6 +34,11 @@ class AutoplayOffer:
     version: str | None = None
 
 
+KEPT_WHILE_AWAY = frozenset({"match_end", "pair_end"})
+"""Messages an away session keeps for its resume: results it could not learn otherwise."""
+MISSED_KEPT = 32
+
+
 @dataclass(eq=False)
 class Session:
     token: str
@@ -49,6 +54,7 @@ class Session:
     lean: bool = False             # hello.lean: its seats' events ride in their next request
     credential: str | None = None  # token_hash of the account token it logged in with
     restored_from: str | None = None  # restored after a restart: its old token's hash
+    missed: list[dict[str, Any]] = field(default_factory=list)   # results sent while away
 
     @functools.cached_property
     def resume_hash(self) -> str:
@@ -64,10 +70,22 @@ class Session:
         return self.connection is not None and not self.connection.closed
 
     def send(self, message: Any) -> None:
-        """Send to the current connection; dropped while the session is away (what it
-        misses is re-sent as a whole state on resume)."""
-        if self.connection is not None:
+        """Send to the current connection. While the session is away a message is dropped
+        (what it misses is re-sent as a whole state on resume), except a result —
+        ``match_end``, ``pair_end`` — which is kept (the last :data:`MISSED_KEPT`) and sent
+        when it resumes (:meth:`resend_missed`): a match that ends while its seat is away is
+        no longer live to be re-sent."""
+        if self.connected:
             self.connection.send(message)
+        elif isinstance(message, dict) and message.get("type") in KEPT_WHILE_AWAY:
+            self.missed.append(message)
+            del self.missed[:-MISSED_KEPT]
+
+    def resend_missed(self) -> None:
+        """Send the results kept while away (on resume)."""
+        missed, self.missed = self.missed, []
+        for message in missed:
+            self.send(message)
 
     def free_autoplay_slots(self, game: str | None = None) -> int:
         """Matches the server may seat this session in now (of ``game``, if named): its

@@ -207,6 +207,38 @@ async def test_play_bot_duplicate_plays_a_pair_against_one_house_bot(
     assert error["code"] == "bad_request" and error["details"] == {"reason": "no_chance"}
 
 
+async def test_a_player_away_when_its_pair_ends_gets_the_results_on_resume(
+        server: ArenaServer) -> None:
+    """A match that ends while a seat is away is no longer live to be re-sent: its
+    ``match_end`` and the ``pair_end`` are kept for the session and sent when it resumes."""
+    ann = await account_client(server, "ann", "human")
+    bob = await account_client(server, "bob")
+    (ann1, ann2), _ = await duplicate_challenge(ann, bob, "battleline")
+    first, second = ann1["match_id"], ann2["match_id"]
+    await asyncio.gather(play(ann, {first}, Rng(7)), play(bob, {first}, Rng(8)))
+    session = bob.welcome["session"]  # type: ignore[index]
+    await bob.close()
+    await asyncio.sleep(0.2)   # the server sees bob go
+    ref = await ann.send({"type": "resign", "match_id": second})
+    end = await ann.expect("match_end", match_id=second)
+    assert end["outcome"]["reason"] == "resignation"
+    done = await ann.expect("pair_end", pair_id=ann1["pair"]["id"])
+    back = await WsClient.open(server.ws_url)
+    welcome = await back.hello(resume=session)
+    assert welcome["type"] == "welcome" and welcome["account"]["name"] == "bob"
+    missed_end = await back.expect("match_end", match_id=second)
+    assert missed_end["outcome"] == end["outcome"]
+    assert await back.expect("pair_end", pair_id=done["pair_id"]) == done
+    # Sent once: a second resume gets neither again.
+    await back.close()
+    await asyncio.sleep(0.2)
+    again = await WsClient.open(server.ws_url)
+    await again.hello(resume=session)
+    ref = await again.send({"type": "ping"})
+    await again.expect_reply(ref)
+    assert not [m for m in again.received if m["type"] in ("match_end", "pair_end")]
+
+
 @pytest.mark.parametrize(("game", "options", "seats", "reason"), [
     ("chexers", {}, 3, "no_chance"),
     ("barca", {}, 2, "no_chance"),

@@ -211,6 +211,25 @@ export class ArenaConnection {
     });
   }
 
+  /** `ask`, for a read that is safe to send again (a replay, a listing): refused with
+   *  `rate_limited`, it waits the `retry_after` the server names (at most `maxWaitS` in all)
+   *  and asks again, instead of failing. An expensive read (a long replay with views) can
+   *  leave the connection's budget in debt for a few seconds, and the next page a person
+   *  opens should not fail for it. */
+  async askPatiently(message, maxWaitS = 15) {
+    let waited = 0;
+    for (;;) {
+      try {
+        return await this.ask(message);
+      } catch (err) {
+        const wait = Number(err.reply?.retry_after);
+        if (err.code !== "rate_limited" || !(wait > 0) || waited + wait > maxWaitS) throw err;
+        waited += wait;
+        await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+      }
+    }
+  }
+
   /** Answer a request: the action goes with the request's match_id and request_id. An id
    *  is attached so an error (illegal, stale…) comes back with ref. */
   answer(request, action) {

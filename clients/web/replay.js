@@ -49,7 +49,7 @@ export class ReplayView {
     clear(this.root).appendChild(h("p", { class: "muted" }, "Loading the replay…"));
     let replay;
     try {
-      replay = await this.conn.ask({ type: "get_replay", match_id: this.matchId });
+      replay = await this.conn.askPatiently({ type: "get_replay", match_id: this.matchId });
     } catch (err) {
       clear(this.root).appendChild(h("div", { class: "card" }, h("p", {}, `No replay: ${err.message}`),
                                      h("a", { href: "#/matches", class: "button" }, "Matches")));

@@ -20,6 +20,9 @@ from web_pages import TIMEOUT_MS, FrameLog, console_errors, open_app, shot, wait
 
 from engine import registry
 from engine.match import actions_of
+from engine.rng import Rng
+from tests.server_tests.test_e2e_duplicate import play
+from tests.server_tests.wsclient import WsClient
 
 REPLAY_TABLE = """() => {
     const root = document.querySelector('.bl-root');
@@ -144,3 +147,51 @@ def test_stepping_through_a_finished_match(arena: WebArena, context: Any,
     check_position(page, truth, stopped)
     assert {m["type"] for m in frames.sent} <= {"hello", "list_games", "get_replay"}
     assert not errors, errors
+
+
+def test_the_replays_of_a_duplicate_pair_link_each_other(arena: WebArena, context: Any) -> None:
+    """A pair against a house bot (``play_bot`` with ``duplicate``): while game 2 is live,
+    game 1's replay is sealed and points at the live twin; once both are over, each replay
+    links the other — the same deal with the seats swapped. The twin opens at once although
+    the first replay (with views) left the connection's rate budget in debt: the page waits
+    the server's ``retry_after`` and asks again."""
+    assert arena.server is not None
+    client = arena.call(WsClient.open(arena.server.ws_url))
+    assert arena.call(client.hello(name="pairs"))["type"] == "welcome"
+    ref = arena.call(client.send({"type": "play_bot", "game": "battleline",
+                                  "bot": "house-random-1", "duplicate": True}))
+    game1 = arena.call(client.expect_reply(ref))
+    game2 = arena.call(client.expect("match_start"))
+    first, second = game1["match_id"], game2["match_id"]
+    assert game1["pair"]["twin"] == second
+    arena.call(play(client, {first}, Rng(1)), timeout=120)
+
+    page = context.new_page()
+    errors = console_errors(page)
+    open_app(page, arena.http_url, f"#/replay/{first}")
+    page.wait_for_selector("text=still being played", timeout=TIMEOUT_MS)
+    assert "other match of this duplicate pair" in page.inner_text(".replay-page")
+    assert page.get_attribute(".replay-page a.primary", "href") == f"#/m/{second}"
+
+    arena.call(play(client, {second}, Rng(2)), timeout=120)
+    arena.call(client.expect("pair_end", pair_id=game1["pair"]["id"]))
+    page.close()   # (the same route again would not re-render: a fresh page)
+    page = context.new_page()
+    later = console_errors(page)
+    open_app(page, arena.http_url, f"#/replay/{first}")
+    page.wait_for_selector("#replay-step", timeout=TIMEOUT_MS)
+    twin = page.locator("[data-action='twin']")
+    assert twin.inner_text() == "Duplicate: game 2 of the pair"
+    assert twin.get_attribute("href") == f"#/replay/{second}"
+    names = page.inner_text(".match-head .muted")
+    twin.click()
+    page.wait_for_function(
+        f"() => document.querySelector('.match-id')?.textContent === 'match {second}'",
+        timeout=TIMEOUT_MS)
+    page.wait_for_selector("#replay-step", timeout=TIMEOUT_MS)
+    back = page.locator("[data-action='twin']")
+    assert back.inner_text() == "Duplicate: game 1 of the pair"
+    assert back.get_attribute("href") == f"#/replay/{first}"
+    assert page.inner_text(".match-head .muted") == " vs ".join(reversed(names.split(" vs ")))
+    assert not errors and not later, errors + later
+    arena.call(client.close())

@@ -18,6 +18,7 @@ which gives the same colours as computing them all.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -184,6 +185,7 @@ def full_colour_map(blobs: Blobs, influence_radius: int) -> NDArray[np.int64]:
 
 
 _RUN_LETTERS = "abn"   # team 0, team 1, neutral
+_RUN = re.compile(r"([abn])(\d+)")
 
 
 def encode_runs(colours: NDArray[np.int64]) -> str:
@@ -199,15 +201,10 @@ def encode_runs(colours: NDArray[np.int64]) -> str:
 
 
 def decode_runs(text: str) -> NDArray[np.int64]:
-    """The colour map back from :func:`encode_runs` (for tests and tools)."""
-    out: list[int] = []
-    number = ""
-    letter = ""
-    for ch in text + "a":
-        if ch.isdigit():
-            number += ch
-            continue
-        if letter:
-            out.extend([_RUN_LETTERS.index(letter)] * int(number))
-        letter, number = ch, ""
-    return np.array(out, dtype=np.int64).reshape(ROWS, COLUMNS)
+    """The colour map back from :func:`encode_runs` (0 team 0, 1 team 1, 2 neutral): each
+    run's value repeated in NumPy (a Python list of the 160,000 cells took ~15 ms; an env
+    decodes a view at every step)."""
+    runs = _RUN.findall(text)
+    values = np.array([_RUN_LETTERS.index(letter) for letter, _ in runs], dtype=np.int64)
+    lengths = np.array([int(n) for _, n in runs], dtype=np.int64)
+    return np.repeat(values, lengths).reshape(ROWS, COLUMNS)

@@ -80,6 +80,8 @@ from engine.battleline.cards import INDEX
 from engine.core import CHANCE, State, canonical_json
 
 REPLIES = ("greedy", "model")
+PREVIOUS_KEPT = 256
+"""Matches (x seats) whose last table ``infer`` remembers."""
 LEAVES = ("model", "rollout")
 
 
@@ -150,10 +152,13 @@ class IsmctsBot:
         if infer < 0:
             raise ValueError("infer must be 0 (off) or a positive temperature")
         self.infer = infer
-        self._previous: dict[int, Mapping[str, Any]] = {}
+        # (match, seat) -> the view this seat last moved on: one bot may play many matches at
+        # once (a house bot), so keyed by match, and only the most recent kept.
+        self._previous: dict[tuple[Any, int], Mapping[str, Any]] = {}
         self.temperature = temperature
         self.policy = load_policy(policy)
         self.np_rng = np.random.default_rng(seed)
+        self._match: Any = None
 
     def choose(self, request: Mapping[str, Any]) -> Any:
         view, seat = request["view"], request["seat"]
@@ -161,11 +166,16 @@ class IsmctsBot:
         if view["phase"] == "play" and action["type"] in ("play", "pass"):
             # The table this seat last moved on: the next decision reads the opponent's
             # reply from the difference (``infer``).
-            self._previous[seat] = view
+            key = (request.get("match_id"), seat)
+            self._previous.pop(key, None)
+            self._previous[key] = view
+            if len(self._previous) > PREVIOUS_KEPT:
+                del self._previous[next(iter(self._previous))]
         return action
 
     def _choose(self, request: Mapping[str, Any]) -> Any:
         start = time.perf_counter()
+        self._match = request.get("match_id")
         view, legal, seat = request["view"], request["legal_actions"], request["seat"]
         base = self.base.decide(view, legal, seat)
         self.stats = SearchStats(rule=base.rule)
@@ -275,7 +285,7 @@ class IsmctsBot:
             # A pass, a tactics play or a flag a rollout cannot play on: Deep Barca decides.
             return chosen
         plays = [(INDEX[c.action["card"]], c.action["flag"] - 1) for c in alive]
-        previous = self._previous.get(seat)
+        previous = self._previous.get((self._match, seat))
         likelihood = (_last_play_likelihood(previous, view, seat, table, self.infer)
                       if self.infer > 0 and previous is not None else None)
         done = 0

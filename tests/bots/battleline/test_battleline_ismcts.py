@@ -311,4 +311,14 @@ def test_ismcts_infer_plays_whole_games_legally() -> None:
                       time_ms=None)]
     result = play_game(GAME, bots, 6)
     assert result.illegal == [0, 0] and result.reason in ("breakthrough", "five_flags")
-    assert bots[0]._previous and bots[1]._previous
+    assert [seat for _, seat in bots[0]._previous] == [0]   # one match: one table per seat
+    assert [seat for _, seat in bots[1]._previous] == [1]
+    # One bot in many matches (a house bot) remembers each match's table apart, a bounded few.
+    state, seat = next((s, k) for s, k in positions(15, DeepBarca())
+                       if s["phase"] == "play" and not s["claimable"])
+    request = request_for(GAME, state, seat)
+    house = IsmctsBot(seed=1, worlds=2, chunk=2, infer=1.0, time_ms=None)
+    for n in range(ismcts.PREVIOUS_KEPT + 5):
+        house.choose({**request, "match_id": f"m{n}"})
+    assert len(house._previous) == ismcts.PREVIOUS_KEPT
+    assert ("m0", seat) not in house._previous and (f"m{n}", seat) in house._previous

@@ -1,4 +1,4 @@
-"""``arena tune barca|boundary``: tune a bot by self-play.
+"""``arena tune barca|boundary|battleline-rollout``: tune a bot by self-play.
 
 **Barca** — the agent's weights (rules §12.4-§12.5)::
 
@@ -25,6 +25,16 @@ basic strategies (``tools/tune/boundary_table.py``)::
 Every game is appended to ``--log`` as it ends; the same command resumes an interrupted run
 (or extends it with a larger ``-n``). Progress (games, ETA) goes to stderr; the win matrix,
 the counter table and the opening go to stdout, the table file to ``--out``.
+
+**Battle Line rollouts** — the ISMCTS rollout policy fitted to Deep Barca's plays
+(``tools/tune/battleline_rollout.py``)::
+
+    arena tune battleline-rollout                     # 400 self-play games from deal 1
+    arena tune battleline-rollout -n 800 --jobs 2 --out rollout.json
+    arena bot ismcts --option policy=rollout.json     # play with the result
+
+Progress (games collected) goes to stderr; the held-out fit beside the uniform and formation
+policies' and the weights go to stdout, the weights file to ``--out``.
 """
 
 from __future__ import annotations

@@ -95,7 +95,9 @@ export class ArenaConnection {
       if (old && old.readyState <= WebSocket.OPEN) old.close(1000, "replaced");
       let greeted = false;
       ws.onopen = () => {
-        this.ask({ type: "hello", protocol: PROTOCOL_VERSION, client: CLIENT_NAME, ...this._views(), ...identity })
+        // A hello refused by the rate limiter (this address's budget still in debt from
+        // earlier pages) is sent again after retry_after, on the same connection.
+        this.askPatiently({ type: "hello", protocol: PROTOCOL_VERSION, client: CLIENT_NAME, ...this._views(), ...identity })
           .then((welcome) => {
             greeted = true;
             this._attempt = 0;

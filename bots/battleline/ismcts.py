@@ -158,7 +158,6 @@ class IsmctsBot:
         self.temperature = temperature
         self.policy = load_policy(policy)
         self.np_rng = np.random.default_rng(seed)
-        self._match: Any = None
 
     def choose(self, request: Mapping[str, Any]) -> Any:
         view, seat = request["view"], request["seat"]
@@ -175,7 +174,6 @@ class IsmctsBot:
 
     def _choose(self, request: Mapping[str, Any]) -> Any:
         start = time.perf_counter()
-        self._match = request.get("match_id")
         view, legal, seat = request["view"], request["legal_actions"], request["seat"]
         base = self.base.decide(view, legal, seat)
         self.stats = SearchStats(rule=base.rule)
@@ -185,7 +183,8 @@ class IsmctsBot:
         if len(candidates) == 1:
             return candidates[0].action
         if self.leaf == "rollout":
-            return self._rollout_search(view, seat, candidates, base.action, start)
+            previous = self._previous.get((request.get("match_id"), seat))
+            return self._rollout_search(view, seat, candidates, base.action, start, previous)
         return self._search(view, seat, candidates, start)
 
     # ---- candidates -------------------------------------------------------------------------
@@ -272,7 +271,8 @@ class IsmctsBot:
         return best.action
 
     def _rollout_search(self, view: Mapping[str, Any], seat: int, candidates: list[Candidate],
-                        chosen: Any, start: float) -> Any:
+                        chosen: Any, start: float,
+                        previous: Mapping[str, Any] | None = None) -> Any:
         """``leaf="rollout"``: every candidate played out to the end in the same worlds, in
         chunks of ``chunk`` worlds until ``worlds`` or the time is spent; a candidate's
         value is its share of won rollouts plus ``mix`` times its prior."""
@@ -285,7 +285,6 @@ class IsmctsBot:
             # A pass, a tactics play or a flag a rollout cannot play on: Deep Barca decides.
             return chosen
         plays = [(INDEX[c.action["card"]], c.action["flag"] - 1) for c in alive]
-        previous = self._previous.get((self._match, seat))
         likelihood = (_last_play_likelihood(previous, view, seat, table, self.infer)
                       if self.infer > 0 and previous is not None else None)
         done = 0

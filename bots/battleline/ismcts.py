@@ -38,25 +38,30 @@ One decision (``choose``):
    second); when time runs out the best candidate so far is played.
 6. ``leaf="rollout"`` (the default; measured stronger, see the README): instead of one look
    by the model after the opponent's reply (``leaf="model"``, steps 4–5), every
-   candidate troop play is played out **to the end of the game** in the same ``worlds``
-   deals (:mod:`bots.battleline.rollouts`: NumPy, all candidates and worlds in one batch of
-   arrays, a noisy policy for both seats — ``policy``; ``chunk`` worlds at a time,
-   stopping at ``time_ms``). A candidate's value is its share of won rollouts plus ``mix``
-   times its prior. A pass, a tactics play or a play on a flag carrying a tactics card is
-   left to Deep Barca (a rollout plays troop cards only).
+   candidate troop play is played out **to the end of the game** in the same deals
+   (:mod:`bots.battleline.rollouts`: NumPy, all candidates and worlds in one batch of
+   arrays, a noisy policy for both seats — ``policy``), ``chunk`` worlds at a time. A
+   candidate's value is its share of won rollouts plus ``mix`` times its prior. The worlds
+   are **raced**: after each chunk (from the second on) a candidate leaves when the leader's
+   value is ahead of its own by more than ``race`` standard errors of their paired
+   difference over the worlds both played, so the rollouts go to the candidates still in
+   doubt; the search stops at ``worlds`` worlds, at ``budget`` rollouts in all, when one
+   candidate is left, or at ``time_ms``. A pass, a tactics play or a play on a flag
+   carrying a tactics card is left to Deep Barca (a rollout plays troop cards only).
 
 Options: ``iterations=20``, ``time_ms=900`` (``None``: no wall-time bound), ``width=6``,
 ``prior_weight=8``, ``reply="model"``, ``tactics=False`` (search tactics plays beyond the one
 Deep Barca's rules pick; measured worse: the model overvalues a wild card laid now),
 ``rules=True`` (keep Deep Barca's save and discard rules rather than search them),
-``leaf="rollout"`` (with ``worlds=300``, ``chunk=50``, ``mix=1.0``, the rollout ``policy``
-— ``"formation"``, ``"imitation"`` or a weights file from ``arena tune battleline-rollout``,
-see :mod:`bots.battleline.rollout_policy` — and its ``temperature=0.3``; ``infer=0``: when
-positive, the opponent's last play (one troop card since this seat's previous play) weighs
-each rollout world by how likely the imitation policy at temperature ``infer`` makes that
-play from the world's dealt hand, so worlds that explain the reply count more; ``"model"``:
-the model-valued leaves of step 4), ``seed``, and Deep Barca's model options
-(``top_formations`` …) for the priors, the leaves and the modelled opponent.
+``leaf="rollout"`` (with ``worlds=3000``, ``chunk=100``, ``race=2.0`` (``None``: every
+candidate plays every world), ``budget=6000`` rollouts (``None``: no bound), ``mix=1.0``, the
+rollout ``policy`` — ``"formation"``, ``"imitation"`` or a weights file from ``arena tune
+battleline-rollout``, see :mod:`bots.battleline.rollout_policy` — and its
+``temperature=0.3``; ``infer=0``: when positive, the opponent's last play (one troop card since
+this seat's previous play) weighs each rollout world by how likely the imitation policy at
+temperature ``infer`` makes that play from the world's dealt hand, so worlds that explain the
+reply count more; ``"model"``: the model-valued leaves of step 4), ``seed``, and Deep Barca's
+model options (``top_formations`` …) for the priors, the leaves and the modelled opponent.
 """
 
 from __future__ import annotations
@@ -119,8 +124,9 @@ class IsmctsBot:
     def __init__(self, seed: int | None = None, *, iterations: int = 20,
                  time_ms: float | None = 900.0, width: int = 6, prior_weight: float = 8.0,
                  reply: str = "model", tactics: bool = False, rules: bool = True,
-                 leaf: str = "rollout", worlds: int = 300, chunk: int = 50, mix: float = 1.0,
+                 leaf: str = "rollout", worlds: int = 3000, chunk: int = 100, mix: float = 1.0,
                  temperature: float = 0.3, policy: str = "formation", infer: float = 0.0,
+                 budget: int | None = 6000, race: float | None = 2.0,
                  **model_options: Any) -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -148,6 +154,12 @@ class IsmctsBot:
         self.leaf = leaf
         self.worlds = worlds
         self.chunk = chunk
+        if budget is not None and budget < 1:
+            raise ValueError("budget must be at least 1 rollout (or None: no bound)")
+        if race is not None and race < 0:
+            raise ValueError("race must be a number of standard errors, 0 or more")
+        self.budget = budget
+        self.race = race
         self.mix = mix
         if infer < 0:
             raise ValueError("infer must be 0 (off) or a positive temperature")
@@ -273,9 +285,9 @@ class IsmctsBot:
     def _rollout_search(self, view: Mapping[str, Any], seat: int, candidates: list[Candidate],
                         chosen: Any, start: float,
                         previous: Mapping[str, Any] | None = None) -> Any:
-        """``leaf="rollout"``: every candidate played out to the end in the same worlds, in
-        chunks of ``chunk`` worlds until ``worlds`` or the time is spent; a candidate's
-        value is its share of won rollouts plus ``mix`` times its prior."""
+        """``leaf="rollout"``: the candidates played out to the end in common worlds, ``chunk``
+        worlds at a time and raced (module docstring, step 6); a candidate's value is its
+        share of won rollouts plus ``mix`` times its prior."""
         deadline = None if self.time_ms is None else start + self.time_ms / 1000.0
         chance = self.base.model(view, seat).flags()
         table = rollouts.table_of(view, seat, chance)
@@ -284,32 +296,73 @@ class IsmctsBot:
         if len(alive) < 2 or all(c.action != chosen for c in alive):
             # A pass, a tactics play or a flag a rollout cannot play on: Deep Barca decides.
             return chosen
-        plays = [(INDEX[c.action["card"]], c.action["flag"] - 1) for c in alive]
         likelihood = (_last_play_likelihood(previous, view, seat, table, self.infer)
                       if self.infer > 0 and previous is not None else None)
-        done = 0
+        results: dict[int, list[np.ndarray]] = {id(c): [] for c in alive}
+        weights: list[np.ndarray] = []
+        racing = list(alive)
+        done = spent = 0
         while done < self.worlds:
             if deadline is not None and done and time.perf_counter() > deadline:
                 break
+            if self.budget is not None and done and spent + len(racing) * min(
+                    self.chunk, self.worlds - done) > self.budget:
+                break
             n = min(self.chunk, self.worlds - done)
+            plays = [(INDEX[c.action["card"]], c.action["flag"] - 1) for c in racing]
             finals = rollouts.play_out(table, plays, n, self.np_rng, self.temperature,
                                        self.policy)
             won = rollouts.wins(table, finals, self.np_rng)
             weight = (np.ones(n) if likelihood is None else likelihood(finals.opp_hand))
-            for cand, row in zip(alive, won, strict=True):
+            weights.append(weight)
+            for cand, row in zip(racing, won, strict=True):
+                results[id(cand)].append(row)
                 cand.total += float(row @ weight)
                 cand.visits += float(weight.sum())
             done += n
+            spent += n * len(racing)
+            if self.race is not None and len(racing) > 1:
+                racing = self._race(racing, results, np.concatenate(weights))
+                if len(racing) == 1:
+                    break
 
         def value(c: Candidate) -> float:
             return c.total / c.visits + self.mix * c.prior
 
-        best = max(alive, key=value)
-        self.stats.iterations = done * len(alive)
+        # A candidate dropped from the race kept its value over the worlds it played; the
+        # winner is among those still racing (they played every world).
+        best = max(racing, key=value)
+        self.stats.iterations = spent
         self.stats.candidates = len(alive)
         self.stats.elapsed_ms = (time.perf_counter() - start) * 1000.0
         self.stats.values = {canonical_json(c.action): round(value(c), 4) for c in alive}
         return best.action
+
+    def _race(self, racing: list[Candidate], results: Mapping[int, list[np.ndarray]],
+              weight: np.ndarray) -> list[Candidate]:
+        """The candidates still in the race: a candidate leaves when the leader's value is
+        ahead of its own by more than ``race`` standard errors of their paired difference
+        over the common worlds (its rollouts and the leader's ran on the same cards)."""
+        wins = {id(c): np.concatenate(results[id(c)]).astype(np.float64) for c in racing}
+        total = float(weight.sum())
+        race = 0.0 if self.race is None else self.race
+        if len(weight) < 2 * self.chunk or total <= 0:
+            return racing
+        norm = weight / total
+        ess = total * total / float(weight @ weight)
+        value = {id(c): float(wins[id(c)] @ norm) + self.mix * c.prior for c in racing}
+        leader = max(racing, key=lambda c: value[id(c)])
+        kept = []
+        for cand in racing:
+            if cand is leader:
+                kept.append(cand)
+                continue
+            diff = wins[id(leader)] - wins[id(cand)]
+            mean = float(diff @ norm)
+            spread = float(np.sqrt(max(float((diff - mean) ** 2 @ norm), 1e-12) / ess))
+            if value[id(leader)] - value[id(cand)] <= race * spread:
+                kept.append(cand)
+        return kept
 
     def _leaf(self, world: State, order: DeckOrder, seat: int, action: Any) -> float:
         """Play ``action`` in ``world`` up to this seat's next play; the model's value there."""

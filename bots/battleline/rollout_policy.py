@@ -29,6 +29,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 
@@ -152,18 +153,35 @@ class Policy:
     opp_pair: float = 0.0
     opp_category: float = 0.0
 
+    @cached_property
+    def masked(self) -> np.ndarray:
+        """``own`` with a row of -inf for a blocked flag (coordinate 61 * 61) and a column of
+        -inf for an empty hand slot (card 60): ``[pair * 61 + card]``."""
+        out = np.full((_E * _E + 1, _N + 1), -np.inf, dtype=np.float32)
+        out[:-1, :-1] = self.own.reshape(_E * _E, _N)
+        return out.reshape(-1)
+
     def scores(self, hand: np.ndarray, mine: np.ndarray, own: np.ndarray,
-               theirs: np.ndarray, opp: np.ndarray) -> np.ndarray:
+               theirs: np.ndarray, opp: np.ndarray,
+               blocked: np.ndarray | None = None) -> np.ndarray:
         """``(n, H, 9)`` scores of every hand card on every flag: ``hand`` (n, H) troop
         indices (-1 none), ``mine``/``theirs`` (n, 9, 3) the sides (-1 empty), ``own``/``opp``
-        (n, 9) their card counts. Illegal plays are the caller's to mask."""
-        c = np.maximum(hand, 0).astype(np.int32)[:, :, None]
-        base = ((mine[:, :, 0].astype(np.int32) + 1) * _E
-                + mine[:, :, 1].astype(np.int32) + 1) * _N
-        idx = base[:, None, :] + c
-        out = self.own[idx]
+        (n, 9) their card counts. With ``blocked`` (n, 9: flags nobody may play on) every
+        illegal play — an empty hand slot, a blocked flag — scores -inf; without it they are
+        the caller's to mask."""
+        pair = (mine[:, :, 0].astype(np.int32) + 1) * _E + mine[:, :, 1].astype(np.int32) + 1
+        if blocked is None:
+            c = np.maximum(hand, 0).astype(np.int32)[:, :, None]
+            idx = pair[:, None, :] * _N + c
+            out = self.own[idx]
+        else:
+            # One gather gives the score and the legality (the masked table's -inf cells).
+            slot = np.where(hand >= 0, hand, _N).astype(np.int32)[:, :, None]
+            out = self.masked[np.where(blocked, _E * _E, pair)[:, None, :] * (_N + 1) + slot]
         if not self.aware:
             return out
+        c = np.maximum(hand, 0).astype(np.int32)[:, :, None]
+        idx = pair[:, None, :] * _N + c
         assert self.counts is not None and self.centre is not None
         assert self.out_of_reach is not None
         t = np.maximum(theirs, 0).astype(np.int32)

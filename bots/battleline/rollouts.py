@@ -183,19 +183,20 @@ def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
     _draw(hands[:, seat], decks, ptr, np.full(n, len(table.hand) - 1, dtype=np.int64))
     fixed = table.fixed
     noise_shape = (worlds, HAND_SLOTS, NUM_FLAGS)
+    scale = np.float32(temperature)
+    tiny = np.float32(1e-12)
     passes = 0
     step = 1
     mover = opp
     while passes < 2 and step < max_steps:
         hand = hands[:, mover]
-        mine = sides[:, :, mover]                          # (n, 9, 3)
         cnt = count[:, :, mover]                            # (n, 9)
-        c = hand[:, :, None]                                 # (n, H, 1)
-        pref = policy.scores(hand, mine, cnt, sides[:, :, 1 - mover], count[:, :, 1 - mover])
-        gumbel = -np.log(-np.log(rng.random(noise_shape) + 1e-12) + 1e-12)
-        pref = pref + temperature * np.tile(gumbel, (k, 1, 1))
-        legal = (c >= 0) & (cnt[:, None, :] < SIDE) & ~fixed[None, None, :]
-        pref = np.where(legal, pref, -np.inf)
+        blocked = (cnt >= SIDE) | fixed[None, :]
+        pref = policy.scores(hand, sides[:, :, mover], cnt, sides[:, :, 1 - mover],
+                             count[:, :, 1 - mover], blocked)
+        # The same Gumbel noise for every candidate of a world (common random numbers).
+        gumbel = -np.log(-np.log(rng.random(noise_shape, dtype=np.float32) + tiny) + tiny)
+        pref.reshape(k, worlds, HAND_SLOTS, NUM_FLAGS)[...] += scale * gumbel
         flat = pref.reshape(n, -1)
         best = flat.argmax(axis=1)
         moved = np.isfinite(flat[rows, best])

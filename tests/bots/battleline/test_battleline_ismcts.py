@@ -23,7 +23,7 @@ from bots.battleline.worlds import DeckOrder, sample_world, unseen_cards
 from bots.random_bot import RandomBot
 from engine.battleline import GAME
 from engine.battleline.cards import INDEX, NUM_TROOPS, TACTICS, TROOPS
-from engine.core import CHANCE
+from engine.core import CHANCE, canonical_json
 from tools.bench.strength import play_game, request_for
 
 
@@ -257,8 +257,8 @@ def test_rollout_values_follow_claimed_flags_and_common_worlds() -> None:
 
 
 def test_ismcts_rollout_leaf_plays_whole_games_legally_and_reproducibly() -> None:
-    bot_a = IsmctsBot(seed=5, leaf="rollout", worlds=24, chunk=8, time_ms=None)
-    bot_b = IsmctsBot(seed=5, leaf="rollout", worlds=24, chunk=8, time_ms=None)
+    bot_a = IsmctsBot(seed=5, leaf="rollout", worlds=24, chunk=8, time_ms=None, race=None)
+    bot_b = IsmctsBot(seed=5, leaf="rollout", worlds=24, chunk=8, time_ms=None, race=None)
     searched = 0
     for state, seat in positions(12, DeepBarca())[::3]:
         request = request_for(GAME, state, seat)
@@ -272,6 +272,48 @@ def test_ismcts_rollout_leaf_plays_whole_games_legally_and_reproducibly() -> Non
     assert searched > 5
     result = play_game(GAME, [IsmctsBot(seed=2, leaf="rollout", worlds=16), DeepBarca()], 4)
     assert result.illegal == [0, 0] and result.reason in ("breakthrough", "five_flags")
+
+
+def test_the_race_drops_a_candidate_only_when_the_leader_is_surely_ahead() -> None:
+    bot = IsmctsBot(seed=1, chunk=10, race=2.0)
+    lead, close, poor = (ismcts.Candidate({"n": n}, 0.5) for n in range(3))
+    rng = np.random.default_rng(1)
+    wins = rng.random(40) < 0.6
+    flipped = wins.copy()
+    flipped[:3] = ~flipped[:3]                         # three worlds differ: within noise
+    results = {id(lead): [wins], id(close): [flipped], id(poor): [np.zeros(40, dtype=bool)]}
+    kept = bot._race([lead, close, poor], results, np.ones(40))
+    assert kept == [lead, close]
+    # Too few common worlds yet (fewer than two chunks): nobody leaves.
+    short = {k: [v[0][:15]] for k, v in results.items()}
+    assert bot._race([lead, close, poor], short, np.ones(15)) == [lead, close, poor]
+    # The prior counts: a candidate behind on rollouts but far ahead in prior stays.
+    poor.prior = 2.0
+    assert poor in bot._race([lead, close, poor], results, np.ones(40))
+
+
+def test_a_raced_search_spends_its_worlds_on_the_leaders_within_its_budget() -> None:
+    searched = raced = 0
+    for state, seat in positions(16, DeepBarca())[::2]:
+        if state["phase"] != "play" or state["claimable"]:
+            continue
+        request = request_for(GAME, state, seat)
+        bot = IsmctsBot(seed=3, worlds=400, chunk=40, budget=1200, race=1.0, time_ms=None)
+        action = bot.choose(request)
+        assert action in request["legal_actions"]
+        stats = bot.stats
+        if not stats.iterations:
+            continue
+        searched += 1
+        assert stats.iterations <= 1200
+        if stats.iterations < min(1200, 400 * stats.candidates):
+            raced += 1        # candidates left the race (or the budget ended it) early
+        assert canonical_json(action) in stats.values
+    assert searched > 5 and raced > 0
+    with pytest.raises(ValueError, match="budget"):
+        IsmctsBot(budget=0)
+    with pytest.raises(ValueError, match="race"):
+        IsmctsBot(race=-1.0)
 
 
 def test_the_opponents_last_play_weighs_worlds_toward_its_real_hand() -> None:

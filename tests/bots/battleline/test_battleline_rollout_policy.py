@@ -53,6 +53,25 @@ def test_the_folded_tables_score_every_play_as_its_features_say(
                        atol=1e-4)
 
 
+@pytest.mark.parametrize("policy", [rollout_policy.FORMATION, IMITATION], ids=lambda p: p.name)
+def test_blocked_scores_are_the_legal_scores_and_minus_infinity_elsewhere(
+        records: list[fitting.Record], policy: rollout_policy.Policy) -> None:
+    """The rollouts' one-gather path: with ``blocked`` flags, an empty hand slot or a blocked
+    flag scores -inf and every legal play exactly what the unmasked path gives it."""
+    data = fitting.arrays(records)
+    theirs, opp = _theirs(records)
+    hand = data.hand.copy()
+    hand[::3, -1] = -1                                   # some hands with an empty slot
+    rng = np.random.default_rng(4)
+    blocked = (data.own >= 3) | (rng.random(data.own.shape) < 0.2)
+    masked = policy.scores(hand, data.mine, data.own, theirs, opp, blocked)
+    plain = policy.scores(hand, data.mine, data.own, theirs, opp)
+    legal = (hand[:, :, None] >= 0) & ~blocked[:, None, :]
+    assert legal.any() and (~legal).any()
+    assert np.array_equal(masked[legal], plain[legal])
+    assert np.isneginf(masked[~legal]).all()
+
+
 def test_the_fit_explains_deep_barcas_plays_better_than_chance_and_the_formation_policy(
         records: list[fitting.Record]) -> None:
     weights = fitting.fit(fitting.arrays(records[:len(records) * 3 // 4]), iterations=300)

@@ -35,7 +35,8 @@ One decision (``choose``):
 5. **Anytime**: ``iterations`` bounds the leaves of one decision (deterministic for a given
    ``seed``: the budget the strength runs use), ``time_ms`` bounds its wall time (default
    900 ms, checked before every leaf; a leaf takes 10–30 ms, so a decision stays under a
-   second); when time runs out the best candidate so far is played.
+   second; with rollouts a chunk starts only if, at the slowest rate per rollout seen so far,
+   it ends within the time); when time runs out the best candidate so far is played.
 6. ``leaf="rollout"`` (the default; measured stronger, see the README): instead of one look
    by the model after the opponent's reply (``leaf="model"``, steps 4–5), every
    candidate troop play is played out **to the end of the game** in the same deals
@@ -302,9 +303,12 @@ class IsmctsBot:
         weights: list[np.ndarray] = []
         racing = list(alive)
         done = spent = 0
+        per_rollout = 0.0     # seconds a rollout took so far: a chunk starts only if it fits
         while done < self.worlds:
-            if deadline is not None and done and time.perf_counter() > deadline:
+            if deadline is not None and done and time.perf_counter() + per_rollout * len(
+                    racing) * min(self.chunk, self.worlds - done) > deadline:
                 break
+            chunk_start = time.perf_counter()
             if self.budget is not None and done and spent + len(racing) * min(
                     self.chunk, self.worlds - done) > self.budget:
                 break
@@ -321,6 +325,7 @@ class IsmctsBot:
                 cand.visits += float(weight.sum())
             done += n
             spent += n * len(racing)
+            per_rollout = max(per_rollout, (time.perf_counter() - chunk_start) / (n * len(racing)))
             if self.race is not None and len(racing) > 1:
                 racing = self._race(racing, results, np.concatenate(weights))
                 if len(racing) == 1:

@@ -21,11 +21,19 @@ What a rollout keeps and what it leaves out:
   colour; near); onto two cards the formation the three make (category, then sum).
   ``IMITATION`` is fitted to Deep Barca's plays and reads the opponent's sides too. A seat
   with no card or no free slot passes; the rollout ends when both pass.
+* **Claims.** As in the game, a flag is closed once a side is proven to win it: a complete
+  side at least as strong as the best the other side can still make from the cards it holds
+  there (its three cards' strength; two cards: the strongest formation of the category they
+  can still become; fewer: anything; which cards are still unplayed is not consulted, so a
+  rollout proves no more than the game would). Nobody plays on a closed flag again, so the
+  policy does not pour cards into a flag already lost, and the flag counts as decided from
+  that step (``claims=False`` leaves every flag open until both sides complete).
 * The **score**: every open flag goes to the stronger complete side (equal: the side that
   completed first; a side left incomplete loses to a complete one, two incomplete sides are a
-  coin), decided when its second side completed (claimed flags before any). The seat whose
-  won flags first make three adjacent or five wins; when both get there only at the end, three
-  adjacent beats none, else the seat with five or more.
+  coin), decided when its second side completed (claimed flags before any, flags proven in
+  the rollout when proven). The seat whose won flags first make three adjacent or five wins;
+  when both get there only at the end, three adjacent beats none, else the seat with five or
+  more.
 
 The seat's hidden information is dealt from its view only (:func:`deal`): the opponent's hand
 and the deck order are drawn from the cards it has not seen, exactly the pool of
@@ -40,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from bots.battleline.rollout_policy import FORMATION, STRENGTH3, Policy
+from bots.battleline.rollout_policy import CAP, FORMATION, STRENGTH3, Policy
 from bots.battleline.worlds import unseen_cards
 from engine.battleline.cards import INDEX, NUM_TROOPS
 from engine.battleline.rules import NUM_FLAGS
@@ -137,6 +145,8 @@ class Finals:
     worlds: int
     plays: int
     opp_hand: np.ndarray       # (worlds, 8) the opponent's troop cards each world dealt
+    claim: np.ndarray | None = None       # (rows, 9) the seat a flag was proven for, -1 none
+    claim_step: np.ndarray | None = None  # (rows, 9) the step it was proven at
 
 
 def rollout_values(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
@@ -152,8 +162,9 @@ def rollout_values(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
 
 def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
              rng: np.random.Generator, temperature: float = 0.3,
-             policy: Policy = FORMATION, max_steps: int = 200) -> Finals:
-    """Play every ``plays`` in each of ``worlds`` deals, then both seats to the end."""
+             policy: Policy = FORMATION, max_steps: int = 200, claims: bool = True) -> Finals:
+    """Play every ``plays`` in each of ``worlds`` deals, then both seats to the end. With
+    ``claims``, a flag is closed as soon as a side is proven to win it (:func:`_prove`)."""
     k = len(plays)
     seat, opp = table.seat, 1 - table.seat
     n = k * worlds
@@ -182,6 +193,13 @@ def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
     ptr = np.zeros(n, dtype=np.int64)
     _draw(hands[:, seat], decks, ptr, np.full(n, len(table.hand) - 1, dtype=np.int64))
     fixed = table.fixed
+    claim = np.full((n, NUM_FLAGS), -1, dtype=np.int8)
+    claim_step = np.zeros((n, NUM_FLAGS), dtype=np.int16)
+    if claims:
+        every = np.repeat(rows, NUM_FLAGS)
+        flag_of = np.tile(np.arange(NUM_FLAGS), n)
+        open_ = ~fixed[flag_of]
+        _prove(sides, count, claim, claim_step, every[open_], flag_of[open_], 0)
     noise_shape = (worlds, HAND_SLOTS, NUM_FLAGS)
     scale = np.float32(temperature)
     tiny = np.float32(1e-12)
@@ -191,7 +209,7 @@ def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
     while passes < 2 and step < max_steps:
         hand = hands[:, mover]
         cnt = count[:, :, mover]                            # (n, 9)
-        blocked = (cnt >= SIDE) | fixed[None, :]
+        blocked = (cnt >= SIDE) | fixed[None, :] | (claim >= 0)
         pref = policy.scores(hand, sides[:, :, mover], cnt, sides[:, :, 1 - mover],
                              count[:, :, 1 - mover], blocked)
         # The same Gumbel noise for every candidate of a world (common random numbers).
@@ -212,11 +230,48 @@ def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
             order[r[full], f[full], mover] = step
             hand[r, h] = -1
             _draw_into(hand, decks, ptr, r, h)
+            if claims:
+                _prove(sides, count, claim, claim_step, r, f, step)
         else:
             passes += 1
         mover = 1 - mover
         step += 1
-    return Finals(sides, count, order, worlds, k, opp_hand)
+    return Finals(sides, count, order, worlds, k, opp_hand,
+                  claim if claims else None, claim_step if claims else None)
+
+
+def _cap(sides: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The most a side can still be worth (``rows``: (r, 3) cards, (r,) counts): three cards
+    their strength, two the strongest formation of the category they can still become,
+    fewer anything (999). Card availability is left out, so it never understates."""
+    s = np.maximum(sides, 0).astype(np.int64)
+    three = (((s[:, 0] + 1) * (NUM_TROOPS + 1) + s[:, 1] + 1) * NUM_TROOPS + s[:, 2])
+    two = ((s[:, 0] + 1) * (NUM_TROOPS + 1)) * NUM_TROOPS + s[:, 1]
+    return np.where(count == SIDE, CAP[three], np.where(count == 2, CAP[two], 999))
+
+
+def _prove(sides: np.ndarray, count: np.ndarray, claim: np.ndarray,
+           claim_step: np.ndarray, r: np.ndarray, f: np.ndarray, step: int) -> None:
+    """Close the flags ``(r, f)`` a side can now prove, as a seat claims a flag at its next
+    turn: a complete side at least as strong as anything the other side can still make (equal
+    formations go to the side completed first). Two complete sides are left to :func:`wins`,
+    which decides them by strength when the second completes."""
+    open_ = claim[r, f] < 0
+    r, f = r[open_], f[open_]
+    if not len(r):
+        return
+    cnt = count[r, f]                                           # (k, 2)
+    for s in (0, 1):
+        mine, theirs = cnt[:, s] == SIDE, cnt[:, 1 - s] < SIDE
+        pick = mine & theirs
+        if not pick.any():
+            continue
+        rs, fs = r[pick], f[pick]
+        strength = _cap(sides[rs, fs, s], count[rs, fs, s])      # complete: its strength
+        cap = _cap(sides[rs, fs, 1 - s], count[rs, fs, 1 - s])
+        won = strength >= cap                                    # ties: s completed first
+        claim[rs[won], fs[won]] = s
+        claim_step[rs[won], fs[won]] = step
 
 
 def _draw(hand: np.ndarray, decks: np.ndarray, ptr: np.ndarray, slot: np.ndarray) -> None:
@@ -263,6 +318,10 @@ def wins(table: Table, finals: Finals, rng: np.random.Generator) -> np.ndarray:
     claimed = table.owner >= 0
     fixed_open = table.fixed & ~claimed
     won = np.where(fixed_open[None, :], chance, won)
+    proven = None
+    if finals.claim is not None:
+        proven = finals.claim >= 0
+        won = np.where(proven, finals.claim == seat, won)
     won = np.where(claimed[None, :], (table.owner == seat)[None, :], won)
     lost = ~won
     # When each flag was decided: claimed flags first, then as both sides completed; a flag
@@ -270,6 +329,8 @@ def wins(table: Table, finals: Finals, rng: np.random.Generator) -> np.ndarray:
     late = 10_000
     decided = np.where((mine < 0) | (theirs < 0), late, np.maximum(o_mine, o_theirs))
     decided = np.where(fixed_open[None, :], late, decided)
+    if proven is not None and finals.claim_step is not None:
+        decided = np.where(proven, finals.claim_step, decided)
     decided = np.where(claimed[None, :], -late, decided)
     first_w, first_l = _first_win(won, decided, late), _first_win(lost, decided, late)
     adj_w = (won[:, :-2] & won[:, 1:-1] & won[:, 2:]).any(axis=1)

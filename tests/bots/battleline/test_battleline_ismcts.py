@@ -256,6 +256,42 @@ def test_rollout_values_follow_claimed_flags_and_common_worlds() -> None:
             assert (rollouts.rollout_values(decided, open_plays, 20, rng(3)) == expected).all()
 
 
+def test_a_rollout_closes_a_flag_once_a_side_is_proven_to_win_it() -> None:
+    idx = {name: INDEX[name] for name in ("10r", "9r", "8r", "5o", "6o", "5y", "3r", "3o",
+                                         "3y", "1r", "10o")}
+    sides = np.full((4, 9, 2, 3), -1, dtype=np.int16)
+    sides[:, 0, 0] = [idx["10r"], idx["9r"], idx["8r"]]          # a straight flush, 10 high
+    sides[0, 0, 1, :2] = [idx["5o"], idx["6o"]]                   # can still be a higher one
+    sides[1, 0, 1, :2] = [idx["5o"], idx["5y"]]                   # at best three fives
+    sides[2:, 0, 0] = -1
+    sides[2:, 0, 1] = [idx["3r"], idx["3o"], idx["3y"]]           # three threes
+    sides[2, 0, 0, :2] = [idx["1r"], idx["10o"]]                  # at best a host
+    sides[3, 0, 0, 0] = idx["1r"]                                 # one card: anything
+    count = (sides >= 0).sum(-1)
+    claim = np.full((4, 9), -1, dtype=np.int8)
+    step = np.zeros((4, 9), dtype=np.int16)
+    rollouts._prove(sides, count, claim, step, np.arange(4), np.zeros(4, dtype=np.int64), 7)
+    assert claim[:, 0].tolist() == [-1, 0, 1, -1] and step[1:3, 0].tolist() == [7, 7]
+    # In whole rollouts: a proven flag stays the prover's, nobody plays on it again, and the
+    # other side never ends stronger than the prover's.
+    state, seat = next((s, k) for s, k in positions(17, DeepBarca())[40:]
+                       if s["phase"] == "play" and not s["claimable"])
+    view, table = _table(state, seat)
+    finals = rollouts.play_out(table, _open_plays(view, table)[:3], 60,
+                               np.random.default_rng(8))
+    assert finals.claim is not None
+    rows, flags = np.nonzero(finals.claim >= 0)
+    assert len(rows) > 0
+    prover = finals.claim[rows, flags].astype(np.int64)
+    mine = rollouts._cap(finals.sides[rows, flags, prover], finals.count[rows, flags, prover])
+    theirs = rollouts._cap(finals.sides[rows, flags, 1 - prover],
+                           finals.count[rows, flags, 1 - prover])
+    assert (finals.count[rows, flags, prover] == 3).all() and (mine >= theirs).all()
+    assert (finals.count[rows, flags, 1 - prover] < 3).all()
+    won = rollouts.wins(table, finals, np.random.default_rng(9))
+    assert won.shape == (3, 60)
+
+
 def test_ismcts_rollout_leaf_plays_whole_games_legally_and_reproducibly() -> None:
     bot_a = IsmctsBot(seed=5, leaf="rollout", worlds=24, chunk=8, time_ms=None, race=None)
     bot_b = IsmctsBot(seed=5, leaf="rollout", worlds=24, chunk=8, time_ms=None, race=None)

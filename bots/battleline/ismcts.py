@@ -55,7 +55,9 @@ Options: ``iterations=20``, ``time_ms=900`` (``None``: no wall-time bound), ``wi
 Deep Barca's rules pick; measured worse: the model overvalues a wild card laid now),
 ``rules=True`` (keep Deep Barca's save and discard rules rather than search them),
 ``leaf="rollout"`` (with ``worlds=3000``, ``chunk=100``, ``race=2.0`` (``None``: every
-candidate plays every world), ``budget=6000`` rollouts (``None``: no bound), ``mix=1.0``, the
+candidate plays every world), ``budget=6000`` rollouts (``None``: no bound), ``claims=True``
+(a rollout closes a flag once a side is proven to win it, :mod:`bots.battleline.rollouts`;
+``False``: every flag stays open until both sides complete), ``mix=1.0``, the
 rollout ``policy`` — ``"formation"``, ``"imitation"`` or a weights file from ``arena tune
 battleline-rollout``, see :mod:`bots.battleline.rollout_policy` — and its
 ``temperature=0.3``; ``infer=0``: when positive, the opponent's last play (one troop card since
@@ -127,7 +129,7 @@ class IsmctsBot:
                  reply: str = "model", tactics: bool = False, rules: bool = True,
                  leaf: str = "rollout", worlds: int = 3000, chunk: int = 100, mix: float = 1.0,
                  temperature: float = 0.3, policy: str = "formation", infer: float = 0.0,
-                 budget: int | None = 6000, race: float | None = 2.0,
+                 budget: int | None = 6000, race: float | None = 2.0, claims: bool = True,
                  **model_options: Any) -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -161,6 +163,7 @@ class IsmctsBot:
             raise ValueError("race must be a number of standard errors, 0 or more")
         self.budget = budget
         self.race = race
+        self.claims = claims
         self.mix = mix
         if infer < 0:
             raise ValueError("infer must be 0 (off) or a positive temperature")
@@ -315,7 +318,7 @@ class IsmctsBot:
             n = min(self.chunk, self.worlds - done)
             plays = [(INDEX[c.action["card"]], c.action["flag"] - 1) for c in racing]
             finals = rollouts.play_out(table, plays, n, self.np_rng, self.temperature,
-                                       self.policy)
+                                       self.policy, claims=self.claims)
             won = rollouts.wins(table, finals, self.np_rng)
             weight = (np.ones(n) if likelihood is None else likelihood(finals.opp_hand))
             weights.append(weight)

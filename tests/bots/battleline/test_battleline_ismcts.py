@@ -290,6 +290,9 @@ def test_a_rollout_closes_a_flag_once_a_side_is_proven_to_win_it() -> None:
     assert (finals.count[rows, flags, 1 - prover] < 3).all()
     won = rollouts.wins(table, finals, np.random.default_rng(9))
     assert won.shape == (3, 60)
+    assert rollouts.play_out(table, _open_plays(view, table)[:3], 5, np.random.default_rng(8),
+                             claims=False).claim is None
+    assert IsmctsBot(claims=False).claims is False
 
 
 def test_ismcts_rollout_leaf_plays_whole_games_legally_and_reproducibly() -> None:

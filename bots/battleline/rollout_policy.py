@@ -139,6 +139,17 @@ _CAP[1:, 1:] = STRENGTH3.reshape(_N, _N, _N)
 CAP: Final = _CAP.reshape(-1)
 
 
+def side_cap(cards: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The most each side can still be worth, by :data:`CAP`: ``cards`` (r, 3) troop indices
+    (-1 empty), ``count`` (r,) cards held. Three cards their strength, two the strongest
+    formation of the category they can still become, fewer anything (999); which cards are
+    still unplayed is not consulted, so it never understates."""
+    s = np.maximum(cards, 0).astype(np.int64)
+    first = (s[:, 0] + 1) * _E
+    return np.where(count == 3, CAP[(first + s[:, 1] + 1) * _N + s[:, 2]],
+                    np.where(count == 2, CAP[first * _N + s[:, 1]], 999))
+
+
 @dataclass(frozen=True)
 class Policy:
     """A rollout policy's folded tables (see the module docstring)."""
@@ -170,18 +181,18 @@ class Policy:
         illegal play — an empty hand slot, a blocked flag — scores -inf; without it they are
         the caller's to mask."""
         pair = (mine[:, :, 0].astype(np.int32) + 1) * _E + mine[:, :, 1].astype(np.int32) + 1
-        if blocked is None:
-            c = np.maximum(hand, 0).astype(np.int32)[:, :, None]
-            idx = pair[:, None, :] * _N + c
-            out = self.own[idx]
-        else:
+        if blocked is not None:
             # One gather gives the score and the legality (the masked table's -inf cells).
             slot = np.where(hand >= 0, hand, _N).astype(np.int32)[:, :, None]
             out = self.masked[np.where(blocked, _E * _E, pair)[:, None, :] * (_N + 1) + slot]
-        if not self.aware:
-            return out
+            if not self.aware:
+                return out
         c = np.maximum(hand, 0).astype(np.int32)[:, :, None]
         idx = pair[:, None, :] * _N + c
+        if blocked is None:
+            out = self.own[idx]
+        if not self.aware:
+            return out
         assert self.counts is not None and self.centre is not None
         assert self.out_of_reach is not None
         t = np.maximum(theirs, 0).astype(np.int32)

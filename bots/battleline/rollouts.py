@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from bots.battleline.rollout_policy import CAP, FORMATION, STRENGTH3, Policy
+from bots.battleline.rollout_policy import FORMATION, STRENGTH3, Policy, side_cap
 from bots.battleline.worlds import unseen_cards
 from engine.battleline.cards import INDEX, NUM_TROOPS
 from engine.battleline.rules import NUM_FLAGS
@@ -209,7 +209,9 @@ def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
     while passes < 2 and step < max_steps:
         hand = hands[:, mover]
         cnt = count[:, :, mover]                            # (n, 9)
-        blocked = (cnt >= SIDE) | fixed[None, :] | (claim >= 0)
+        blocked = (cnt >= SIDE) | fixed[None, :]
+        if claims:
+            blocked |= claim >= 0
         pref = policy.scores(hand, sides[:, :, mover], cnt, sides[:, :, 1 - mover],
                              count[:, :, 1 - mover], blocked)
         # The same Gumbel noise for every candidate of a world (common random numbers).
@@ -240,16 +242,6 @@ def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
                   claim if claims else None, claim_step if claims else None)
 
 
-def _cap(sides: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """The most a side can still be worth (``rows``: (r, 3) cards, (r,) counts): three cards
-    their strength, two the strongest formation of the category they can still become,
-    fewer anything (999). Card availability is left out, so it never understates."""
-    s = np.maximum(sides, 0).astype(np.int64)
-    three = (((s[:, 0] + 1) * (NUM_TROOPS + 1) + s[:, 1] + 1) * NUM_TROOPS + s[:, 2])
-    two = ((s[:, 0] + 1) * (NUM_TROOPS + 1)) * NUM_TROOPS + s[:, 1]
-    return np.where(count == SIDE, CAP[three], np.where(count == 2, CAP[two], 999))
-
-
 def _prove(sides: np.ndarray, count: np.ndarray, claim: np.ndarray,
            claim_step: np.ndarray, r: np.ndarray, f: np.ndarray, step: int) -> None:
     """Close the flags ``(r, f)`` a side can now prove, as a seat claims a flag at its next
@@ -267,8 +259,8 @@ def _prove(sides: np.ndarray, count: np.ndarray, claim: np.ndarray,
         if not pick.any():
             continue
         rs, fs = r[pick], f[pick]
-        strength = _cap(sides[rs, fs, s], count[rs, fs, s])      # complete: its strength
-        cap = _cap(sides[rs, fs, 1 - s], count[rs, fs, 1 - s])
+        strength = side_cap(sides[rs, fs, s], count[rs, fs, s])  # complete: its strength
+        cap = side_cap(sides[rs, fs, 1 - s], count[rs, fs, 1 - s])
         won = strength >= cap                                    # ties: s completed first
         claim[rs[won], fs[won]] = s
         claim_step[rs[won], fs[won]] = step

@@ -18,7 +18,7 @@ from bots import registry
 from bots.battleline import ismcts, rollouts
 from bots.battleline.deep_barca import DeepBarca
 from bots.battleline.ismcts import IsmctsBot
-from bots.battleline.rollout_policy import FORMATION, IMITATION, Policy
+from bots.battleline.rollout_policy import FORMATION, IMITATION, Policy, side_cap
 from bots.battleline.worlds import DeckOrder, sample_world, unseen_cards
 from bots.random_bot import RandomBot
 from engine.battleline import GAME
@@ -283,8 +283,8 @@ def test_a_rollout_closes_a_flag_once_a_side_is_proven_to_win_it() -> None:
     rows, flags = np.nonzero(finals.claim >= 0)
     assert len(rows) > 0
     prover = finals.claim[rows, flags].astype(np.int64)
-    mine = rollouts._cap(finals.sides[rows, flags, prover], finals.count[rows, flags, prover])
-    theirs = rollouts._cap(finals.sides[rows, flags, 1 - prover],
+    mine = side_cap(finals.sides[rows, flags, prover], finals.count[rows, flags, prover])
+    theirs = side_cap(finals.sides[rows, flags, 1 - prover],
                            finals.count[rows, flags, 1 - prover])
     assert (finals.count[rows, flags, prover] == 3).all() and (mine >= theirs).all()
     assert (finals.count[rows, flags, 1 - prover] < 3).all()

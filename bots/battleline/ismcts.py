@@ -161,6 +161,8 @@ class IsmctsBot:
             raise ValueError("budget must be at least 1 rollout (or None: no bound)")
         if race is not None and race < 0:
             raise ValueError("race must be a number of standard errors, 0 or more")
+        if not isinstance(claims, bool):
+            raise ValueError("claims must be true or false")
         self.budget = budget
         self.race = race
         self.claims = claims

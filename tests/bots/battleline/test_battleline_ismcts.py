@@ -353,6 +353,8 @@ def test_a_raced_search_spends_its_worlds_on_the_leaders_within_its_budget() -> 
         IsmctsBot(budget=0)
     with pytest.raises(ValueError, match="race"):
         IsmctsBot(race=-1.0)
+    with pytest.raises(ValueError, match="claims"):
+        IsmctsBot(claims="no")  # type: ignore[arg-type]  # as `--option claims=no` passes it
 
 
 def test_the_opponents_last_play_weighs_worlds_toward_its_real_hand() -> None:

@@ -57,7 +57,10 @@ Deep Barca's rules pick; measured worse: the model overvalues a wild card laid n
 ``leaf="rollout"`` (with ``worlds=3000``, ``chunk=100``, ``race=2.0`` (``None``: every
 candidate plays every world), ``budget=6000`` rollouts (``None``: no bound), ``claims=True``
 (a rollout closes a flag once a side is proven to win it, :mod:`bots.battleline.rollouts`;
-``False``: every flag stays open until both sides complete), ``mix=1.0``, the
+``False``: every flag stays open until both sides complete), ``unplayed=True`` (the proofs
+and the formation policy count only the troop cards the table has not played: a pair whose
+completions are gone is neither proven able to win nor courted as a wedge; ``False``: a
+pair's kind alone), ``mix=1.0``, the
 rollout ``policy`` — ``"formation"``, ``"imitation"`` or a weights file from ``arena tune
 battleline-rollout``, see :mod:`bots.battleline.rollout_policy` — and its
 ``temperature=0.3``; ``infer=0``: when positive, the opponent's last play (one troop card since
@@ -81,7 +84,13 @@ from bots.battleline import rollouts
 from bots.battleline.board import after_play, board_of, is_troop
 from bots.battleline.deep_barca import DeepBarca
 from bots.battleline.greedy import GreedyBot
-from bots.battleline.rollout_policy import IMITATION, load_policy
+from bots.battleline.rollout_policy import (
+    FORMATION,
+    IMITATION,
+    caps_given,
+    formation_given,
+    load_policy,
+)
 from bots.battleline.worlds import DeckOrder, sample_world
 from engine import registry
 from engine.battleline.cards import INDEX
@@ -130,7 +139,7 @@ class IsmctsBot:
                  leaf: str = "rollout", worlds: int = 3000, chunk: int = 100, mix: float = 1.0,
                  temperature: float = 0.3, policy: str = "formation", infer: float = 0.0,
                  budget: int | None = 6000, race: float | None = 2.0, claims: bool = True,
-                 **model_options: Any) -> None:
+                 unplayed: bool = True, **model_options: Any) -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
         if width < 1:
@@ -163,6 +172,9 @@ class IsmctsBot:
             raise ValueError("race must be a number of standard errors, 0 or more")
         if not isinstance(claims, bool):
             raise ValueError("claims must be true or false")
+        if not isinstance(unplayed, bool):
+            raise ValueError("unplayed must be true or false")
+        self.unplayed = unplayed
         self.budget = budget
         self.race = race
         self.claims = claims
@@ -304,6 +316,11 @@ class IsmctsBot:
             return chosen
         likelihood = (_last_play_likelihood(previous, view, seat, table, self.infer)
                       if self.infer > 0 and previous is not None else None)
+        policy, caps = self.policy, None
+        if self.unplayed:
+            caps = caps_given(rollouts.unplayed(table))
+            if policy is FORMATION:
+                policy = formation_given(caps)
         results: dict[int, list[np.ndarray]] = {id(c): [] for c in alive}
         weights: list[np.ndarray] = []
         racing = list(alive)
@@ -320,7 +337,7 @@ class IsmctsBot:
             n = min(self.chunk, self.worlds - done)
             plays = [(INDEX[c.action["card"]], c.action["flag"] - 1) for c in racing]
             finals = rollouts.play_out(table, plays, n, self.np_rng, self.temperature,
-                                       self.policy, claims=self.claims)
+                                       policy, claims=self.claims, caps=caps)
             won = rollouts.wins(table, finals, self.np_rng)
             weight = (np.ones(n) if likelihood is None else likelihood(finals.opp_hand))
             weights.append(weight)

@@ -7,6 +7,8 @@ score plus Gumbel noise of scale ``temperature``, which samples from the softmax
 * :data:`FORMATION` — the hand-set formation builder: the card and flag whose side the card
   fits best (on an empty side its value; next to one card how well the pair can still grow;
   onto two cards the formation the three make). It looks at its own sides only.
+  :func:`formation_given` is the same builder with a pair valued by the best category it can
+  still become from the cards still unplayed (:func:`caps_given`), which the search uses.
 * :data:`IMITATION` — a linear softmax fitted to Deep Barca's own plays (a conditional logit
   over the legal troop plays of Deep Barca self-play, :mod:`tools.tune.battleline_rollout`).
   Besides the seat's own formation it reads the opponent's side of each flag: how many cards
@@ -139,15 +141,54 @@ _CAP[1:, 1:] = STRENGTH3.reshape(_N, _N, _N)
 CAP: Final = _CAP.reshape(-1)
 
 
-def side_cap(cards: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """The most each side can still be worth, by :data:`CAP`: ``cards`` (r, 3) troop indices
-    (-1 empty), ``count`` (r,) cards held. Three cards their strength, two the strongest
-    formation of the category they can still become, fewer anything (999); which cards are
-    still unplayed is not consulted, so it never understates."""
+@dataclass(frozen=True)
+class Caps:
+    """The most a side can still be worth when only the ``unplayed`` troop cards can join it
+    (:func:`caps_given`): ``table`` on :data:`CAP`'s coordinates (a pair: its strongest
+    completion, -1 none), ``one`` (60,) a side of one card, ``none`` an empty side."""
+
+    table: np.ndarray
+    one: np.ndarray
+    none: int
+
+
+def caps_given(unplayed: np.ndarray) -> Caps:
+    """:class:`Caps` for a table whose troop cards still unplayed are ``unplayed`` (60,) bool
+    (in a deck or a hand: any of them may yet join a side). A card on a side is never its own
+    completion. Played in a rollout, a card the table had unplayed can only lower a cap, so
+    these never understate it during the rollout either."""
+    s3 = STRENGTH3.reshape(_N, _N, _N)
+    idx = np.arange(_N)
+    free = np.asarray(unplayed, dtype=bool)
+    # Pairs: the best third card still unplayed (not one of the pair).
+    third = free[None, None, :] & (idx[None, None, :] != idx[:, None, None]) \
+        & (idx[None, None, :] != idx[None, :, None])
+    two = np.where(third, s3, -1).max(axis=2)                           # (a, b)
+    # One card: the best two distinct unplayed others.
+    both = free[:, None] & free[None, :] & (idx[:, None] != idx[None, :])
+    one = np.where(both[None] & (idx[None, :, None] != idx[:, None, None])
+                   & (idx[None, None, :] != idx[:, None, None]), s3, -1).max(axis=(1, 2))
+    none = int(np.where(free[:, None, None] & both[None], s3, -1).max())
+    table = _CAP.copy()
+    table[1:, 0] = two.astype(np.int16)
+    return Caps(table.reshape(-1), one.astype(np.int16), none)
+
+
+def side_cap(cards: np.ndarray, count: np.ndarray, caps: Caps | None = None) -> np.ndarray:
+    """The most each side can still be worth: ``cards`` (r, 3) troop indices (-1 empty),
+    ``count`` (r,) cards held. Three cards their strength. Without ``caps``, by :data:`CAP`:
+    two cards the strongest formation of the category they can still become, fewer anything
+    (999) — which cards are still unplayed is not consulted, so it never understates. With
+    ``caps`` (:func:`caps_given`) the strongest completion from the cards still unplayed."""
     s = np.maximum(cards, 0).astype(np.int64)
     first = (s[:, 0] + 1) * _E
-    return np.where(count == 3, CAP[(first + s[:, 1] + 1) * _N + s[:, 2]],
-                    np.where(count == 2, CAP[first * _N + s[:, 1]], 999))
+    table = CAP if caps is None else caps.table
+    three = table[(first + s[:, 1] + 1) * _N + s[:, 2]]
+    two = table[first * _N + s[:, 1]]
+    if caps is None:
+        return np.where(count == 3, three, np.where(count == 2, two, 999))
+    return np.where(count == 3, three, np.where(count == 2, two, np.where(
+        count == 1, caps.one[s[:, 0]], caps.none)))
 
 
 @dataclass(frozen=True)
@@ -214,6 +255,21 @@ class Policy:
 
 
 FORMATION: Final = Policy("formation", unified(SCORE1, SCORE2, SCORE3))
+
+_POT: Final = np.asarray([0.0, 0.9, 1.8, 2.7, 3.5], dtype=np.float32)
+"""The formation policy's pair potential by the best category the pair can still become
+(host … wedge): the values :data:`SCORE2` gives by the pair's kind."""
+
+
+def formation_given(caps: Caps) -> Policy:
+    """:data:`FORMATION` scoring a pair by the best category it can still become from the
+    cards still unplayed (``caps``) rather than by its kind alone: a red 10-9 whose red 8 is
+    gone is no longer a wedge in the making; a pair that can never complete scores -1."""
+    two = caps.table.reshape(_E, _E, _N)[1:, 0].reshape(-1).astype(np.int32)
+    p, q = np.meshgrid(np.arange(_N), np.arange(_N), indexing="ij")
+    pot = np.where(two >= 0, _POT[np.maximum(two, 0) // 100], np.float32(-1.0))
+    score2 = (pot + (_VAL[p] + _VAL[q]).reshape(-1) / 30.0).astype(np.float32)
+    return Policy("formation", unified(SCORE1, score2, SCORE3))
 
 
 def features(hand: np.ndarray, mine: np.ndarray, own: np.ndarray, theirs: np.ndarray,

@@ -22,12 +22,16 @@ What a rollout keeps and what it leaves out:
   ``IMITATION`` is fitted to Deep Barca's plays and reads the opponent's sides too. A seat
   with no card or no free slot passes; the rollout ends when both pass.
 * **Claims.** As in the game, a flag is closed once a side is proven to win it: a complete
-  side at least as strong as the best the other side can still make from the cards it holds
-  there (its three cards' strength; two cards: the strongest formation of the category they
-  can still become; fewer: anything; which cards are still unplayed is not consulted, so a
-  rollout proves no more than the game would). Nobody plays on a closed flag again, so the
-  policy does not pour cards into a flag already lost, and the flag counts as decided from
-  that step (``claims=False`` leaves every flag open until both sides complete).
+  side at least as strong as the best the other side can still make there. Given ``caps``
+  (:func:`bots.battleline.rollout_policy.caps_given` over :func:`unplayed`, the search's
+  default) that best is counted as the game's proof counts it — the strongest completion
+  from the troop cards the start table had on no flag — so a flag whose last hope was played
+  elsewhere is closed; cards played during the rollout are not struck out, so a rollout
+  proves no more than the game would. Without ``caps`` only the cards on the side count
+  (three cards: their strength; two: the strongest formation of the category they can still
+  become; fewer: anything). Nobody plays on a closed flag again, so the policy does not pour
+  cards into a flag already lost, and the flag counts as decided from that step
+  (``claims=False`` leaves every flag open until both sides complete).
 * The **score**: every open flag goes to the stronger complete side (equal: the side that
   completed first; a side left incomplete loses to a complete one, two incomplete sides are a
   coin), decided when its second side completed (claimed flags before any, flags proven in
@@ -48,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from bots.battleline.rollout_policy import FORMATION, STRENGTH3, Policy, side_cap
+from bots.battleline.rollout_policy import FORMATION, STRENGTH3, Caps, Policy, side_cap
 from bots.battleline.worlds import unseen_cards
 from engine.battleline.cards import INDEX, NUM_TROOPS
 from engine.battleline.rules import NUM_FLAGS
@@ -109,6 +113,17 @@ def table_of(view: Mapping[str, Any], seat: int, chance: Sequence[float]) -> Tab
         known_tops=tops, pool=[INDEX[c] for c in troops], order=order)
 
 
+def unplayed(table: Table) -> np.ndarray:
+    """(60,) bool: the troop cards on no flag and in no discard pile — in a hand or a deck,
+    the seat's own included (the cards a claim proof lets the other side use)."""
+    out = np.zeros(NUM_TROOPS, dtype=bool)
+    out[table.pool] = True
+    out[table.hand] = True
+    out[table.opp_known] = True
+    out[[c for c in table.known_tops if c is not None]] = True
+    return out
+
+
 def deal(table: Table, worlds: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """``worlds`` deals of the unseen troop cards: the opponent's hand ``(worlds, 8)`` and the
     troop deck in draw order ``(worlds, deck)`` (-1 pads)."""
@@ -162,9 +177,11 @@ def rollout_values(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
 
 def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
              rng: np.random.Generator, temperature: float = 0.3,
-             policy: Policy = FORMATION, max_steps: int = 200, claims: bool = True) -> Finals:
+             policy: Policy = FORMATION, max_steps: int = 200, claims: bool = True,
+             caps: Caps | None = None) -> Finals:
     """Play every ``plays`` in each of ``worlds`` deals, then both seats to the end. With
-    ``claims``, a flag is closed as soon as a side is proven to win it (:func:`_prove`)."""
+    ``claims``, a flag is closed as soon as a side is proven to win it (:func:`_prove`; with
+    ``caps`` the proof counts only the cards the table had unplayed, as the game's does)."""
     k = len(plays)
     seat, opp = table.seat, 1 - table.seat
     n = k * worlds
@@ -199,7 +216,7 @@ def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
         every = np.repeat(rows, NUM_FLAGS)
         flag_of = np.tile(np.arange(NUM_FLAGS), n)
         open_ = ~fixed[flag_of]
-        _prove(sides, count, claim, claim_step, every[open_], flag_of[open_], 0)
+        _prove(sides, count, claim, claim_step, every[open_], flag_of[open_], 0, caps)
     noise_shape = (worlds, HAND_SLOTS, NUM_FLAGS)
     scale = np.float32(temperature)
     tiny = np.float32(1e-12)
@@ -233,7 +250,7 @@ def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
             hand[r, h] = -1
             _draw_into(hand, decks, ptr, r, h)
             if claims:
-                _prove(sides, count, claim, claim_step, r, f, step)
+                _prove(sides, count, claim, claim_step, r, f, step, caps)
         else:
             passes += 1
         mover = 1 - mover
@@ -243,7 +260,8 @@ def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
 
 
 def _prove(sides: np.ndarray, count: np.ndarray, claim: np.ndarray,
-           claim_step: np.ndarray, r: np.ndarray, f: np.ndarray, step: int) -> None:
+           claim_step: np.ndarray, r: np.ndarray, f: np.ndarray, step: int,
+           caps: Caps | None = None) -> None:
     """Close the flags ``(r, f)`` a side can now prove, as a seat claims a flag at its next
     turn: a complete side at least as strong as anything the other side can still make (equal
     formations go to the side completed first). Two complete sides are left to :func:`wins`,
@@ -260,7 +278,7 @@ def _prove(sides: np.ndarray, count: np.ndarray, claim: np.ndarray,
             continue
         rs, fs = r[pick], f[pick]
         strength = side_cap(sides[rs, fs, s], count[rs, fs, s])  # complete: its strength
-        cap = side_cap(sides[rs, fs, 1 - s], count[rs, fs, 1 - s])
+        cap = side_cap(sides[rs, fs, 1 - s], count[rs, fs, 1 - s], caps)
         won = strength >= cap                                    # ties: s completed first
         claim[rs[won], fs[won]] = s
         claim_step[rs[won], fs[won]] = step

@@ -18,10 +18,18 @@ from bots import registry
 from bots.battleline import ismcts, rollouts
 from bots.battleline.deep_barca import DeepBarca
 from bots.battleline.ismcts import IsmctsBot
-from bots.battleline.rollout_policy import FORMATION, IMITATION, Policy, side_cap
+from bots.battleline.rollout_policy import (
+    FORMATION,
+    IMITATION,
+    Policy,
+    caps_given,
+    formation_given,
+    side_cap,
+)
 from bots.battleline.worlds import DeckOrder, sample_world, unseen_cards
 from bots.random_bot import RandomBot
 from engine.battleline import GAME
+from engine.battleline import formations as engine_formations
 from engine.battleline.cards import INDEX, NUM_TROOPS, TACTICS, TROOPS
 from engine.core import CHANCE, canonical_json
 from tools.bench.strength import play_game, request_for
@@ -293,6 +301,66 @@ def test_a_rollout_closes_a_flag_once_a_side_is_proven_to_win_it() -> None:
     assert rollouts.play_out(table, _open_plays(view, table)[:3], 5, np.random.default_rng(8),
                              claims=False).claim is None
     assert IsmctsBot(claims=False).claims is False
+
+
+def test_caps_from_the_unplayed_cards_are_the_engines_best_completions() -> None:
+    """``unplayed=True``: the most a side can still become, counted from the cards a rollout's
+    table has not played, is exactly the engine's own best completion over its unseen cards
+    (the set a claim proof uses), for every side of fewer than three cards."""
+    checked = 0
+    for state, seat in positions(3, DeepBarca())[::4] + positions(4)[::6]:
+        view, table = _table(state, seat)
+        mask = engine_formations.unseen_mask(state)
+        unplayed = rollouts.unplayed(table)
+        assert unplayed.tolist() == [bool(mask >> i & 1) for i in range(NUM_TROOPS)]
+        caps = caps_given(unplayed)
+        for n, f in enumerate(view["flags"]):
+            for cards in f["sides"]:
+                if table.fixed[n] or len(cards) >= 3:
+                    continue
+                best = engine_formations.best_completion(cards, mask)
+                want = -1 if best is None else (best.formation.strength // 64 * 100
+                                                + best.formation.strength % 64)
+                side = np.full((1, 3), -1, dtype=np.int16)
+                side[0, :len(cards)] = [INDEX[c] for c in cards]
+                assert int(side_cap(side, np.asarray([len(cards)]), caps)[0]) == want, cards
+                checked += 1
+    assert checked > 300
+
+
+def test_unplayed_caps_prove_flags_the_kind_alone_cannot_and_steer_the_policy() -> None:
+    idx = {name: INDEX[name] for name in ("5r", "5o", "5y", "6g", "7g", "5g", "8g", "4g", "3g")}
+    sides = np.full((1, 9, 2, 3), -1, dtype=np.int16)
+    sides[0, 0, 0] = [idx["5r"], idx["5o"], idx["5y"]]          # three fives
+    sides[0, 0, 1, :2] = [idx["6g"], idx["7g"]]                 # a wedge in the making ...
+    count = (sides >= 0).sum(-1)
+    every = np.ones(NUM_TROOPS, dtype=bool)
+    gone = every.copy()
+    for name in ("5r", "5o", "5y", "6g", "7g", "5g", "8g"):
+        gone[idx[name]] = False                                  # ... whose 5g and 8g are gone
+    for caps, expected in ((None, -1), (caps_given(every), -1), (caps_given(gone), 0)):
+        claim = np.full((1, 9), -1, dtype=np.int8)
+        rollouts._prove(sides, count, claim, np.zeros((1, 9), dtype=np.int16),
+                        np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 3, caps)
+        assert claim[0, 0] == expected
+    # With every card unplayed the policy is the formation builder itself; with the wedge's
+    # cards gone it no longer courts the wedge: 6g beside 7g scores below 4g beside 5g there.
+    assert np.allclose(formation_given(caps_given(every)).own, FORMATION.own, atol=1e-5)
+    gone = every.copy()
+    gone[[idx["5g"], idx["8g"]]] = False
+    hand = np.asarray([[idx["6g"], idx["4g"]]], dtype=np.int16)
+    mine = np.full((1, 9, 3), -1, dtype=np.int16)
+    mine[0, 0, 0], mine[0, 1, 0] = idx["7g"], idx["3g"]
+    own = (mine >= 0).sum(-1)
+    theirs = np.full((1, 9, 3), -1, dtype=np.int16)
+    plain = FORMATION.scores(hand, mine, own, theirs, np.zeros((1, 9), dtype=np.int64))
+    given = formation_given(caps_given(gone)).scores(hand, mine, own, theirs,
+                                                     np.zeros((1, 9), dtype=np.int64))
+    assert plain[0, 0, 0] > plain[0, 1, 1]       # 6g on 7g (a 10-point wedge hope) ...
+    assert given[0, 0, 0] < given[0, 1, 1]       # ... below 4g on 3g once 5g and 8g are gone
+    with pytest.raises(ValueError, match="unplayed"):
+        IsmctsBot(unplayed="no")  # type: ignore[arg-type]
+    assert IsmctsBot(unplayed=False).unplayed is False
 
 
 def test_ismcts_rollout_leaf_plays_whole_games_legally_and_reproducibly() -> None:

@@ -318,7 +318,7 @@ class IsmctsBot:
                       if self.infer > 0 and previous is not None else None)
         policy, caps = self.policy, None
         if self.unplayed:
-            caps = caps_given(rollouts.unplayed(table))
+            caps = caps_given(rollouts.unplayed(view))
             if policy is FORMATION:
                 policy = formation_given(caps)
         results: dict[int, list[np.ndarray]] = {id(c): [] for c in alive}

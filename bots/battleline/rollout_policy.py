@@ -45,6 +45,12 @@ _VAL = np.arange(_N) % 10 + 1
 _COL = np.arange(_N) // 10
 
 
+_POT: Final = np.asarray([0.0, 0.9, 1.8, 2.7, 3.5])
+"""The formation policy's pair potential by the best category the pair can still become
+(host … wedge): by its kind in :data:`SCORE2`, by the cards still unplayed in
+:func:`formation_given`."""
+
+
 def _formation_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Three cards' strength (category * 100 + sum) and category; the formation policy's
     pair and three-card scores."""
@@ -67,8 +73,8 @@ def _formation_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     gap = np.abs(vp - vq)
     near = (gap >= 1) & (gap <= 2)
     colour = c[p] == c[q]
-    pot = np.where(colour & near, 3.5, np.where(gap == 0, 2.7, np.where(
-        colour, 1.8, np.where(near, 0.9, 0.0))))
+    pot = _POT[np.where(colour & near, 4, np.where(gap == 0, 3, np.where(
+        colour, 2, np.where(near, 1, 0))))]
     score2 = (pot + (vp + vq) / 30.0).astype(np.float32).reshape(-1)
     return strength, score3, score2, cat.astype(np.int8).reshape(-1)
 
@@ -256,10 +262,6 @@ class Policy:
 
 FORMATION: Final = Policy("formation", unified(SCORE1, SCORE2, SCORE3))
 
-_POT: Final = np.asarray([0.0, 0.9, 1.8, 2.7, 3.5], dtype=np.float32)
-"""The formation policy's pair potential by the best category the pair can still become
-(host … wedge): the values :data:`SCORE2` gives by the pair's kind."""
-
 
 def formation_given(caps: Caps) -> Policy:
     """:data:`FORMATION` scoring a pair by the best category it can still become from the
@@ -267,7 +269,7 @@ def formation_given(caps: Caps) -> Policy:
     gone is no longer a wedge in the making; a pair that can never complete scores -1."""
     two = caps.table.reshape(_E, _E, _N)[1:, 0].reshape(-1).astype(np.int32)
     p, q = np.meshgrid(np.arange(_N), np.arange(_N), indexing="ij")
-    pot = np.where(two >= 0, _POT[np.maximum(two, 0) // 100], np.float32(-1.0))
+    pot = np.where(two >= 0, _POT[np.maximum(two, 0) // 100], -1.0)
     score2 = (pot + (_VAL[p] + _VAL[q]).reshape(-1) / 30.0).astype(np.float32)
     return Policy("formation", unified(SCORE1, score2, SCORE3))
 

@@ -55,6 +55,7 @@ import numpy as np
 from bots.battleline.rollout_policy import FORMATION, STRENGTH3, Caps, Policy, side_cap
 from bots.battleline.worlds import unseen_cards
 from engine.battleline.cards import INDEX, NUM_TROOPS
+from engine.battleline.formations import unseen_mask
 from engine.battleline.rules import NUM_FLAGS
 
 HAND_SLOTS = 8
@@ -113,15 +114,12 @@ def table_of(view: Mapping[str, Any], seat: int, chance: Sequence[float]) -> Tab
         known_tops=tops, pool=[INDEX[c] for c in troops], order=order)
 
 
-def unplayed(table: Table) -> np.ndarray:
-    """(60,) bool: the troop cards on no flag and in no discard pile — in a hand or a deck,
-    the seat's own included (the cards a claim proof lets the other side use)."""
-    out = np.zeros(NUM_TROOPS, dtype=bool)
-    out[table.pool] = True
-    out[table.hand] = True
-    out[table.opp_known] = True
-    out[[c for c in table.known_tops if c is not None]] = True
-    return out
+def unplayed(view: Mapping[str, Any]) -> np.ndarray:
+    """(60,) bool: the troop cards on no flag and in no discard pile of ``view`` — in a hand or
+    a deck, the seat's own included: the cards the engine's claim proof lets the other side
+    use (:func:`engine.battleline.formations.unseen_mask`)."""
+    mask = unseen_mask(view)
+    return (np.int64(mask) >> np.arange(NUM_TROOPS, dtype=np.int64) & 1).astype(bool)
 
 
 def deal(table: Table, worlds: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

@@ -311,7 +311,7 @@ def test_caps_from_the_unplayed_cards_are_the_engines_best_completions() -> None
     for state, seat in positions(3, DeepBarca())[::4] + positions(4)[::6]:
         view, table = _table(state, seat)
         mask = engine_formations.unseen_mask(state)
-        unplayed = rollouts.unplayed(table)
+        unplayed = rollouts.unplayed(view)
         assert unplayed.tolist() == [bool(mask >> i & 1) for i in range(NUM_TROOPS)]
         caps = caps_given(unplayed)
         for n, f in enumerate(view["flags"]):

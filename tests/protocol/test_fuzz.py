@@ -237,7 +237,9 @@ def test_coverage_guided_fuzzing_with_atheris_finds_no_crash(
                      "--artifacts", str(tmp_path), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["engine"] == "atheris" and report["crashes"] == 0
-    assert report["runs"] == 3000 and report["coverage"] > 100
+    # libFuzzer's own count of executed units: at least the runs asked for; some builds also
+    # count the seed corpus and the re-runs of inputs it keeps (3,191 seen on CI)
+    assert 3000 <= report["runs"] <= 2 * 3000 and report["coverage"] > 100
     assert not list(tmp_path.iterdir())  # no crashing input written
 
 

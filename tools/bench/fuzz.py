@@ -516,7 +516,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="coverage-guided fuzzing with atheris (libFuzzer) instead: "
                         "tools/bench/fuzz_atheris.py, seeded with generated frames")
     p.add_argument("--runs", type=int, default=200_000,
-                   help="with --atheris: inputs to run (default 200,000)")
+                   help="with --atheris: inputs to run (default 200,000); the reported runs are "
+                        "libFuzzer's executed units, which some builds count with the seed corpus")
     p.add_argument("--artifacts", default="artifacts/fuzz",
                    help="with --atheris: where a crashing input is written "
                         "(default artifacts/fuzz)")

@@ -163,3 +163,46 @@ async def test_a_boundary_bot_too_slow_for_its_clock_misses_a_deadline() -> None
     assert re.search(r"it missed \d+ deadline\(s\): the server played the default action for it",
                      low), low
     assert "1000 ms bank" in low
+
+
+async def test_deadlines_lost_on_the_checkers_side_are_not_blamed_on_the_bot(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server, the relay and the checker share one process; on a loaded machine it can
+    be the one that is late. Here the relay holds the bot's first two answers in the
+    low-clock match past their deadlines (the bot itself answered in milliseconds): the
+    server plays the default for it, and the late answers draw errors, but the check passes
+    and says where the time went. A bot that is itself slow still fails (the test above)."""
+    from tools.checkbot import relay as relay_module
+
+    held: list[str] = []
+    init = relay_module.Relay.__init__
+
+    def patched_init(self: relay_module.Relay, url: str) -> None:
+        init(self, url)
+
+        def hold(conn: int, message: dict) -> float:
+            rid = message.get("request_id")
+            if message.get("type") != "action" or not isinstance(rid, str) or \
+                    len(held) >= 2 or rid in held:
+                return 0.0
+            asked = [r.message for r in self.records
+                     if r.to_bot and r.message.get("request_id") == rid
+                     and r.message.get("type") == "request"]
+            deadline = asked[0].get("deadline_ms") if asked else None
+            if not isinstance(deadline, int) or deadline > 1000:
+                return 0.0
+            held.append(rid)
+            return deadline / 1000 + 0.4
+
+        self.hold = hold
+
+    monkeypatch.setattr(relay_module.Relay, "__init__", patched_init)
+    command = [str(ARENA), "bot", "random", "--game", "{game}", "--server", "{server}",
+               "--token", "{token}", "--log-level", "warning"]
+    settings = CheckSettings(game="boundary", answer_timeout=5.0, reconnect_timeout=5.0,
+                             low_clock_ms=1000, seed=7)
+    report = await check_bot(command, settings)
+    assert len(held) == 2
+    assert verdicts(report) == dict.fromkeys(CHECKS, True), report.text()
+    low = detail(report, "clock running low")
+    assert "2 deadline(s) missed on the checker's side, not the bot's" in low, low

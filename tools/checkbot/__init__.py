@@ -26,7 +26,11 @@ the opponents :mod:`tools.checkbot.player`, the checks :mod:`tools.checkbot.chec
 * **reconnect** — the connection drops while a request is pending: the bot must reconnect,
   ``hello`` with ``resume`` set to its session, and answer the re-sent request (same id);
 * **clock running low** — a whole match on a small time bank: no timeout (where a missed
-  deadline plays a default action instead of losing — Boundary — no deadline missed);
+  deadline plays a default action instead of losing — Boundary — no deadline missed). The
+  server's clock runs while this process (server, relay and sparring players together)
+  handles each turn, so on a loaded machine it can miss a deadline the bot met: a missed
+  deadline counts against the bot only if its own clock, replayed with its answer times as
+  the relay saw them, had run out too; others are reported as the checker's;
 * **match end** — after every ``match_end`` (including one by the opponent's resignation)
   the bot sends nothing more for that match and is ready to be seated again (on simultaneous
   turns the opponent resigns once the bot has committed to the turn, so no answer of the bot

@@ -13,7 +13,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,6 +100,12 @@ class MatchWatch:
     abandoned: bool = False      # the bot left its session (no resume): not its match any more
     refused: list[str] = field(default_factory=list)  # answers the engine judged not legal
     timeouts: int = 0            # deadlines the bot missed (a default action played for it)
+    # Deadlines the server saw missed although the bot answered within the request's
+    # deadline_ms as the relay (the bot's end of the connection) timed it: the time went in
+    # this process (server, relay, a loaded machine), not in the bot. Their requests' late
+    # answers draw stale/already-in errors, which are kept apart in transit_errors.
+    transit_timeouts: int = 0
+    transit_errors: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Checker:
@@ -307,7 +313,8 @@ class Checker:
         return match_id, bot_seat
 
     async def _watch(self, match_id: str, seat: int, since: int,
-                     answer_timeout: float | None = None) -> MatchWatch:
+                     answer_timeout: float | None = None,
+                     increment_ms: int = 0) -> MatchWatch:
         """Follow the match until its end, cutting it short (the opponent resigns) when the
         bot leaves a request unanswered longer than ``answer_timeout`` (default: the
         settings')."""
@@ -317,6 +324,12 @@ class Checker:
         live = self.server.find_match(match_id)
         assert live is not None
         seen_requests: dict[str, float] = {}   # request_id -> first delivery to the bot
+        deadlines: dict[str, float] = {}       # request_id -> its deadline_ms, in seconds
+        first_clock: list[float] = []          # the bank the first request showed, seconds
+        answer_s: dict[str, float] = {}        # request_id -> the bot's time to answer it
+        timed_out: list[str | None] = []       # the bot's open request at each timeout event
+        turned_down: set[str | None] = set()   # requests whose answer drew an error in time
+        last_request: str | None = None
         answered: set[str] = set()
         index = since
         over_since: float | None = None
@@ -333,6 +346,11 @@ class Checker:
                     if rid not in seen_requests:
                         seen_requests[rid] = record.at
                         watch.requests += 1
+                    last_request = rid
+                    if isinstance(message.get("deadline_ms"), int):
+                        deadlines.setdefault(rid, message["deadline_ms"] / 1000)
+                    if not first_clock and isinstance(message.get("clock_ms"), int):
+                        first_clock.append(message["clock_ms"] / 1000)
                     clock_ms = message.get("clock_ms")
                     if isinstance(clock_ms, int):
                         watch.lowest_clock_ms = clock_ms if watch.lowest_clock_ms is None \
@@ -341,10 +359,11 @@ class Checker:
                             else max(watch.highest_clock_ms, clock_ms)
                 elif record.to_bot and kind == "error":
                     watch.errors.append(message)
+                    if message.get("request_id") not in timed_out:
+                        turned_down.add(message.get("request_id"))  # not in time
                 elif record.to_bot and kind == "events":
-                    watch.timeouts += sum(1 for e in message.get("events", [])
-                                          if e.get("type") == "timeout"
-                                          and seat in e.get("seats", ()))
+                    timed_out += [last_request for e in message.get("events", [])
+                                  if e.get("type") == "timeout" and seat in e.get("seats", ())]
                 elif not record.to_bot and kind == "action":
                     rid = message.get("request_id")
                     if watch.end is not None:
@@ -352,7 +371,8 @@ class Checker:
                     elif rid in seen_requests and rid not in answered:
                         answered.add(rid)
                         watch.answered += 1
-                        watch.slowest_s = max(watch.slowest_s, record.at - seen_requests[rid])
+                        answer_s[rid] = record.at - seen_requests[rid]
+                        watch.slowest_s = max(watch.slowest_s, answer_s[rid])
                         refused = self._judge(rid, message.get("action"))
                         if refused is not None:
                             watch.refused.append(refused)
@@ -388,7 +408,40 @@ class Checker:
             if not record.to_bot and record.message.get("match_id") == match_id and \
                     record.message.get("type") == "action":
                 watch.after_end.append(record.message)
+        in_time = {rid: took for rid, took in answer_s.items() if rid not in turned_down}
+        self._blame_timeouts(watch, list(seen_requests), timed_out, deadlines, in_time,
+                             first_clock[0] if first_clock else None, increment_ms / 1000)
         return watch
+
+    @staticmethod
+    def _blame_timeouts(watch: MatchWatch, requests: list[str], timed_out: list[str | None],
+                        deadlines: Mapping[str, float], answer_s: Mapping[str, float],
+                        bank: float | None, increment: float) -> None:
+        """Each missed deadline is the bot's unless the bot's own clock had time for it: the
+        clock replayed with the bot's answer times as the relay (its end of the connection)
+        saw them (``answer_s``: the answers the server did not refuse), from the first
+        request's bank, ``increment`` added after each answer. The server's clock also runs
+        while this process (server, relay, sparring players, on a machine that may be loaded)
+        handles the turn; time lost there is not the bot's."""
+        missed = {rid for rid in timed_out if rid is not None}
+        transit: set[str] = set()
+        left = bank
+        for rid in requests:
+            took = answer_s.get(rid)
+            allowed: float | None
+            allowed = deadlines.get(rid) if left is None else max(left, deadlines.get(rid, 0))
+            in_time = took is not None and allowed is not None and took <= allowed
+            if rid in missed and in_time:
+                transit.add(rid)
+            if left is not None:
+                left = (left - took if in_time and took is not None else 0.0) + increment
+        for missed_rid in timed_out:
+            if missed_rid is not None and missed_rid in transit:
+                watch.transit_timeouts += 1
+            else:
+                watch.timeouts += 1
+        watch.transit_errors = [e for e in watch.errors if e.get("request_id") in transit]
+        watch.errors = [e for e in watch.errors if e.get("request_id") not in transit]
 
     def _summary(self, watch: MatchWatch) -> str:
         outcome = (watch.end or {}).get("outcome") or {}
@@ -398,7 +451,12 @@ class Checker:
             mine = ranks[watch.seat]
             result = "draw" if all(r == mine for r in ranks) else \
                 ("won" if mine == 0 else "lost")
-        return f"seat {watch.seat}, {result} by {outcome.get('reason')}"
+        summary = f"seat {watch.seat}, {result} by {outcome.get('reason')}"
+        if watch.transit_timeouts:
+            summary += (f"; {watch.transit_timeouts} deadline(s) missed on the checker's side,"
+                        " not the bot's: it answered each within its deadline_ms, but this "
+                        "machine was too loaded to deliver the answer in time")
+        return summary
 
     @staticmethod
     def _errors_text(errors: list[dict[str, Any]]) -> str:
@@ -587,7 +645,8 @@ class Checker:
             return CheckResult(name, False, started), None
         # Here the clock judges: the watchdog only catches a server that failed to.
         watch = await self._watch(*started, since, answer_timeout=self.settings.answer_timeout
-                                  + clock["initial_ms"] / 1000)
+                                  + clock["initial_ms"] / 1000,
+                                  increment_ms=clock["increment_ms"])
         outcome = (watch.end or {}).get("outcome") or {}
         problems = self._turn_problems(watch)
         ranks = outcome.get("ranks") or []

@@ -49,6 +49,10 @@ class Relay:
         # Called with each server → bot message as it arrives, before it is delivered (what
         # the server's state was when it sent a request, for judging the answer).
         self.observe: Callable[[int, dict[str, Any]], None] | None = None
+        # Called with each bot → server message once recorded; the seconds to hold it back
+        # while later ones pass (what a loaded machine can do to the checker's own side, as
+        # the tests stand it in).
+        self.hold: Callable[[int, dict[str, Any]], float] | None = None
 
     async def start(self) -> None:
         self._server = await serve(
@@ -96,8 +100,20 @@ class Relay:
         self._links[conn] = (bot_ws, up_ws)
 
         async def bot_to_server() -> None:
+            held: set[asyncio.Task[None]] = set()
+
+            async def later(seconds: float, frame: str | bytes) -> None:
+                await asyncio.sleep(seconds)
+                with contextlib.suppress(Exception):
+                    await up_ws.send(frame)
+
             async for frame in bot_ws:
-                self._record(conn, False, frame)
+                message = self._record(conn, False, frame)
+                if self.hold is not None and (seconds := self.hold(conn, message)) > 0:
+                    task = asyncio.ensure_future(later(seconds, frame))
+                    held.add(task)
+                    task.add_done_callback(held.discard)
+                    continue
                 await up_ws.send(frame)
 
         async def server_to_bot() -> None:
@@ -126,11 +142,12 @@ class Relay:
             with contextlib.suppress(Exception):
                 await bot_ws.close()
 
-    def _record(self, conn: int, to_bot: bool, frame: str | bytes) -> None:
+    def _record(self, conn: int, to_bot: bool, frame: str | bytes) -> dict[str, Any]:
         message = _decode(frame)
         if message is None:
             message = {"type": "<undecodable frame>", "frame": repr(frame[:200])}
         self.records.append(Record(conn, to_bot, time.monotonic(), message))
+        return message
 
     # ---- queries ------------------------------------------------------------------------------
 

@@ -113,6 +113,11 @@ async def test_arena_run_serves_with_house_bot_processes_and_stops_cleanly(
         sys.executable, "-m", "tools.cli", "run", "--port", "0",
         "--db", str(tmp_path / "run.sqlite3"), "--log-level", "warning",
         "--limit", "rate_per_s=77",
+        # Off the ladders: 18 house bots playing 2 ladder matches each (ISMCTS, the Barca
+        # agent, the adaptive agent …) filled both cores for minutes and slowed every other
+        # test beside this one; the main job's ladder has its own test
+        # (tests/ladder/test_main_job_ladder.py).
+        "--ladder-matches", "0",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=env,
         cwd=str(tmp_path))
     try:
@@ -169,7 +174,7 @@ async def test_arena_run_serves_with_house_bot_processes_and_stops_cleanly(
         assert {a.name for a in store.list_accounts()} >= {"house-random-1", "house-random-2",
                                                           "house-maxn-1", "house-mp-mix-1",
                                                           "house-barca-1", "house-greedy-1"}
-        # (and the house bots' own ladder matches, of any game)
+        # (the matches played above, each stored over)
         assert {m.game for m in store.list_matches(status="over")} >= {"battleline", "chexers",
                                                                        "barca"}
     finally:

@@ -100,9 +100,9 @@ class MatchWatch:
     abandoned: bool = False      # the bot left its session (no resume): not its match any more
     refused: list[str] = field(default_factory=list)  # answers the engine judged not legal
     timeouts: int = 0            # deadlines the bot missed (a default action played for it)
-    # Deadlines the server saw missed although the bot answered within the request's
-    # deadline_ms as the relay (the bot's end of the connection) timed it: the time went in
-    # this process (server, relay, a loaded machine), not in the bot. Their requests' late
+    # Deadlines the server saw missed although the bot's own clock, replayed with its answer
+    # times as the relay (the bot's end of the connection) saw them, had time left: the time
+    # went in this process (server, relay, a loaded machine), not in the bot. Their late
     # answers draw stale/already-in errors, which are kept apart in transit_errors.
     transit_timeouts: int = 0
     transit_errors: list[dict[str, Any]] = field(default_factory=list)
@@ -454,8 +454,8 @@ class Checker:
         summary = f"seat {watch.seat}, {result} by {outcome.get('reason')}"
         if watch.transit_timeouts:
             summary += (f"; {watch.transit_timeouts} deadline(s) missed on the checker's side,"
-                        " not the bot's: it answered each within its deadline_ms, but this "
-                        "machine was too loaded to deliver the answer in time")
+                        " not the bot's: it answered each in time by its own clock, but "
+                        "this machine was too loaded to deliver the answer in time")
         return summary
 
     @staticmethod

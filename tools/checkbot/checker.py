@@ -325,7 +325,7 @@ class Checker:
         assert live is not None
         seen_requests: dict[str, float] = {}   # request_id -> first delivery to the bot
         deadlines: dict[str, float] = {}       # request_id -> its deadline_ms, in seconds
-        first_clock: list[float] = []          # the bank the first request showed, seconds
+        bank: float | None = None              # the bank the first request showed, seconds
         answer_s: dict[str, float] = {}        # request_id -> the bot's time to answer it
         timed_out: list[str | None] = []       # the bot's open request at each timeout event
         turned_down: set[str | None] = set()   # requests whose answer drew an error in time
@@ -349,10 +349,9 @@ class Checker:
                     last_request = rid
                     if isinstance(message.get("deadline_ms"), int):
                         deadlines.setdefault(rid, message["deadline_ms"] / 1000)
-                    if not first_clock and isinstance(message.get("clock_ms"), int):
-                        first_clock.append(message["clock_ms"] / 1000)
                     clock_ms = message.get("clock_ms")
                     if isinstance(clock_ms, int):
+                        bank = clock_ms / 1000 if bank is None else bank
                         watch.lowest_clock_ms = clock_ms if watch.lowest_clock_ms is None \
                             else min(watch.lowest_clock_ms, clock_ms)
                         watch.highest_clock_ms = clock_ms if watch.highest_clock_ms is None \
@@ -409,8 +408,8 @@ class Checker:
                     record.message.get("type") == "action":
                 watch.after_end.append(record.message)
         in_time = {rid: took for rid, took in answer_s.items() if rid not in turned_down}
-        self._blame_timeouts(watch, list(seen_requests), timed_out, deadlines, in_time,
-                             first_clock[0] if first_clock else None, increment_ms / 1000)
+        self._blame_timeouts(watch, list(seen_requests), timed_out, deadlines, in_time, bank,
+                             increment_ms / 1000)
         return watch
 
     @staticmethod
@@ -428,13 +427,12 @@ class Checker:
         left = bank
         for rid in requests:
             took = answer_s.get(rid)
-            allowed: float | None
             allowed = deadlines.get(rid) if left is None else max(left, deadlines.get(rid, 0))
-            in_time = took is not None and allowed is not None and took <= allowed
-            if rid in missed and in_time:
-                transit.add(rid)
-            if left is not None:
-                left = (left - took if in_time and took is not None else 0.0) + increment
+            if took is not None and allowed is not None and took <= allowed:
+                transit |= {rid} & missed
+                left = None if left is None else left - took + increment
+            elif left is not None:
+                left = increment     # the bank ran out on this answer
         for missed_rid in timed_out:
             if missed_rid is not None and missed_rid in transit:
                 watch.transit_timeouts += 1
@@ -456,6 +454,9 @@ class Checker:
             summary += (f"; {watch.transit_timeouts} deadline(s) missed on the checker's side,"
                         " not the bot's: it answered each in time by its own clock, but "
                         "this machine was too loaded to deliver the answer in time")
+            if watch.transit_errors:
+                summary += (f" (the late answers drew {len(watch.transit_errors)} "
+                            "stale/already-in error(s), not counted against it)")
         return summary
 
     @staticmethod

@@ -406,13 +406,16 @@ class Model:
             out |= w
         return out
 
-    def play_values(self, cards: Sequence[str], open_slots: Sequence[int]
-                    ) -> dict[tuple[str, int], float]:
+    def play_values(self, cards: Sequence[str], open_slots: Sequence[int],
+                    board: Mapping[str, Any] | None = None) -> dict[tuple[str, int], float]:
         """The game-win chance after each play of a troop card of ``cards`` on a flag of
         ``open_slots`` (0-based flags where this seat has a free slot). The played card is on
-        the table afterwards: 100% on its flag, 0% on every other one."""
-        flags = self.board["flags"]
-        base = self.flags()
+        the table afterwards: 100% on its flag, 0% on every other one. ``board`` (default:
+        the model's) values the plays on another table with this model's card probabilities
+        (flags it shares with the model's board are looked up, not recomputed)."""
+        board = self.board if board is None else board
+        flags = board["flags"]
+        base = self.flags(board)
         wanted = [self.wanted(f, 0) for f in flags]
         out: dict[tuple[str, int], float] = {}
         for card in cards:

@@ -176,10 +176,15 @@ def rollout_values(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
 def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
              rng: np.random.Generator, temperature: float = 0.3,
              policy: Policy = FORMATION, max_steps: int = 200, claims: bool = True,
-             caps: Caps | None = None) -> Finals:
+             caps: Caps | None = None, first: np.ndarray | None = None) -> Finals:
     """Play every ``plays`` in each of ``worlds`` deals, then both seats to the end. With
     ``claims``, a flag is closed as soon as a side is proven to win it (:func:`_prove`; with
-    ``caps`` the proof counts only the cards the table had unplayed, as the game's does)."""
+    ``caps`` the proof counts only the cards the table had unplayed, as the game's does).
+
+    ``first`` (``(len(plays), 60, 9)``, -inf where a card cannot go): the opponent's first
+    move after each play is the best of its dealt hand by these values rather than the
+    policy's sample (the search's ``first_reply``: Deep Barca's values from what the
+    opponent knows, the same in every world)."""
     k = len(plays)
     seat, opp = table.seat, 1 - table.seat
     n = k * worlds
@@ -227,11 +232,16 @@ def play_out(table: Table, plays: Sequence[tuple[int, int]], worlds: int,
         blocked = (cnt >= SIDE) | fixed[None, :]
         if claims:
             blocked |= claim >= 0
-        pref = policy.scores(hand, sides[:, :, mover], cnt, sides[:, :, 1 - mover],
-                             count[:, :, 1 - mover], blocked)
-        # The same Gumbel noise for every candidate of a world (common random numbers).
-        gumbel = -np.log(-np.log(rng.random(noise_shape, dtype=np.float32) + tiny) + tiny)
-        pref.reshape(k, worlds, HAND_SLOTS, NUM_FLAGS)[...] += scale * gumbel
+        if first is not None and step == 1:
+            by_row = np.repeat(np.arange(k), worlds)
+            pref = first[by_row[:, None], np.maximum(hand, 0)].astype(np.float32)  # (n, 8, 9)
+            pref[(hand < 0)[:, :, None] | blocked[:, None, :]] = -np.inf
+        else:
+            pref = policy.scores(hand, sides[:, :, mover], cnt, sides[:, :, 1 - mover],
+                                 count[:, :, 1 - mover], blocked)
+            # The same Gumbel noise for every candidate of a world (common random numbers).
+            gumbel = -np.log(-np.log(rng.random(noise_shape, dtype=np.float32) + tiny) + tiny)
+            pref.reshape(k, worlds, HAND_SLOTS, NUM_FLAGS)[...] += scale * gumbel
         flat = pref.reshape(n, -1)
         best = flat.argmax(axis=1)
         moved = np.isfinite(flat[rows, best])

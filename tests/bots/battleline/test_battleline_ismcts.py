@@ -473,3 +473,82 @@ def test_ismcts_infer_plays_whole_games_legally() -> None:
         house.choose({**request, "match_id": f"m{n}"})
     assert len(house._previous) == ismcts.PREVIOUS_KEPT
     assert ("m0", seat) not in house._previous and (f"m{n}", seat) in house._previous
+
+
+def test_a_first_reply_table_makes_the_opponents_first_move_its_best_dealt_card() -> None:
+    checked = 0
+    for state, seat in positions(8, DeepBarca())[6::9]:
+        if state["phase"] != "play" or seat != GAME.decision(state).seats[0]:
+            continue
+        view, table = _table(state, seat)
+        plays = _open_plays(view, table)[:3]
+        if len(plays) < 2:
+            continue
+        rng = np.random.default_rng(checked)
+        first = rng.random((len(plays), NUM_TROOPS, 9))   # distinct values: one best play
+        worlds = 6
+        # Two steps: the candidate (step 0), then the opponent's first move (step 1).
+        finals = rollouts.play_out(table, plays, worlds, rng, claims=False, first=first,
+                                   max_steps=2)
+        opp = 1 - seat
+        for row in range(len(plays) * worlds):
+            i, w = divmod(row, worlds)
+            card, flag = plays[i]
+            before = table.sides.copy()
+            before[flag, seat, (before[flag, seat] >= 0).sum()] = card
+            new = [(int(c), n) for n in range(9) for c in finals.sides[row, n, opp]
+                   if c >= 0 and c not in before[n, opp]]
+            assert len(new) == 1
+            hand = [int(c) for c in finals.opp_hand[w] if c >= 0]
+            legal = [(c, n) for c in hand for n in range(9)
+                     if not table.fixed[n] and (before[n, opp] >= 0).sum() < 3]
+            assert new[0] == max(legal, key=lambda cn: first[i, cn[0], cn[1]])
+        checked += 1
+    assert checked >= 2
+
+
+def test_first_reply_values_are_deep_barcas_for_what_the_opponent_may_hold() -> None:
+    checked = 0
+    bot = IsmctsBot(seed=1)
+    for state, seat in positions(10, DeepBarca())[8::10]:
+        if state["phase"] != "play" or seat != GAME.decision(state).seats[0]:
+            continue
+        request = request_for(GAME, state, seat)
+        view = request["view"]
+        actions = [a for a in request["legal_actions"]
+                   if a["type"] == "play" and INDEX[a["card"]] < NUM_TROOPS][:4]
+        if len(actions) < 2:
+            continue
+        together = bot._first_reply_values(view, seat, actions)
+        # One model serves every action: each table is what a model of its own would give.
+        assert all((np.array_equal(t, bot._first_reply_values(view, seat, [a])[0]))
+                   for t, a in zip(together, actions, strict=True))
+        on_table = {INDEX[c] for f in view["flags"] for side in f["sides"] for c in side}
+        on_table |= {INDEX[c] for pile in view["discards"] for c in pile}
+        for action, values in zip(actions, together, strict=True):
+            opp = 1 - seat
+            placed = [list(f["sides"][opp]) for f in view["flags"]]
+            for c in range(NUM_TROOPS):
+                # The opponent never holds a card on the table, discarded or just laid; our
+                # own hand it cannot see, so those count as cards it may hold.
+                assert np.isinf(values[c]).all() == (c in on_table or c == INDEX[
+                    action["card"]] or not any(
+                        len(placed[n]) < 3 and view["flags"][n]["claimed"] is None
+                        for n in range(9)))
+            finite = values[np.isfinite(values)]
+            assert ((finite >= 0.0) & (finite <= 1.0)).all()
+        checked += 1
+    assert checked >= 2
+    with pytest.raises(ValueError, match="first_reply"):
+        IsmctsBot(first_reply="yes")  # type: ignore[arg-type]
+
+
+def test_ismcts_first_reply_plays_whole_games_legally_and_reproducibly() -> None:
+    bots = [IsmctsBot(seed=s, worlds=20, chunk=10, first_reply=True, time_ms=None)
+            for s in (3, 3)]
+    state, seat = next((s, k) for s, k in positions(14, DeepBarca())[20:]
+                       if s["phase"] == "play" and not s["claimable"])
+    request = request_for(GAME, state, seat)
+    assert bots[0].choose(request) == bots[1].choose(request)
+    result = play_game(GAME, [bots[0], DeepBarca()], 7)
+    assert result.illegal == [0, 0] and result.reason in ("breakthrough", "five_flags")

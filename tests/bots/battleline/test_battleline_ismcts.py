@@ -457,9 +457,10 @@ def test_the_opponents_last_play_weighs_worlds_toward_its_real_hand() -> None:
 def test_ismcts_infer_plays_whole_games_legally() -> None:
     with pytest.raises(ValueError, match="infer"):
         IsmctsBot(infer=-1.0)
-    bots = [IsmctsBot(seed=3, worlds=20, chunk=10, infer=1.0, time_ms=None),
+    # first_reply off: the inference is under test, and its tables cost ~130 ms a decision.
+    bots = [IsmctsBot(seed=3, worlds=20, chunk=10, infer=1.0, time_ms=None, first_reply=False),
             IsmctsBot(seed=4, worlds=20, chunk=10, infer=0.5, policy="imitation",
-                      time_ms=None)]
+                      time_ms=None, first_reply=False)]
     result = play_game(GAME, bots, 6)
     assert result.illegal == [0, 0] and result.reason in ("breakthrough", "five_flags")
     assert [seat for _, seat in bots[0]._previous] == [0]   # one match: one table per seat
@@ -468,7 +469,7 @@ def test_ismcts_infer_plays_whole_games_legally() -> None:
     state, seat = next((s, k) for s, k in positions(15, DeepBarca())
                        if s["phase"] == "play" and not s["claimable"])
     request = request_for(GAME, state, seat)
-    house = IsmctsBot(seed=1, worlds=2, chunk=2, infer=1.0, time_ms=None)
+    house = IsmctsBot(seed=1, worlds=2, chunk=2, infer=1.0, time_ms=None, first_reply=False)
     for n in range(ismcts.PREVIOUS_KEPT + 5):
         house.choose({**request, "match_id": f"m{n}"})
     assert len(house._previous) == ismcts.PREVIOUS_KEPT

@@ -91,7 +91,7 @@ from bots.battleline import rollouts
 from bots.battleline.board import after_play, board_of, has_slot, is_troop
 from bots.battleline.deep_barca import DeepBarca
 from bots.battleline.greedy import GreedyBot
-from bots.battleline.model import Model
+from bots.battleline.model import Model, card_names
 from bots.battleline.rollout_policy import (
     FORMATION,
     IMITATION,
@@ -102,6 +102,7 @@ from bots.battleline.rollout_policy import (
 from bots.battleline.worlds import DeckOrder, sample_world
 from engine import registry
 from engine.battleline.cards import INDEX, NUM_TROOPS
+from engine.battleline.rules import NUM_FLAGS
 from engine.core import CHANCE, State, canonical_json
 
 REPLIES = ("greedy", "model")
@@ -395,14 +396,13 @@ class IsmctsBot:
         board = board_of(view)
         deck = max(0, view["decks"]["troop"] - 1)       # this seat draws after its play
         model = Model(board, opp, [], [], deck, self.base.params)
-        unseen = [name for name, i in INDEX.items()
-                  if i < NUM_TROOPS and not model.seen >> i & 1]
+        unseen = card_names(model.unseen)     # its hand is empty: all it has not seen
         out = []
         for action in actions:
             after, _ = after_play(board, seat, action)
             slots = [n for n, f in enumerate(after["flags"]) if has_slot(f, opp)]
             cards = [c for c in unseen if c != action["card"]]
-            table = np.full((NUM_TROOPS, 9), -np.inf)
+            table = np.full((NUM_TROOPS, NUM_FLAGS), -np.inf)
             for (card, n), value in model.play_values(cards, slots, after).items():
                 table[INDEX[card], n] = value
             out.append(table)

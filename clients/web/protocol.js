@@ -42,7 +42,7 @@ export class ArenaConnection {
     this.session = null;        // resume token from welcome
     this._hello = null;         // the identity part of the first hello: {name} or {token}
     this._nextId = 1;
-    this._pending = new Map();  // id -> {resolve, reject}
+    this._pending = new Map();  // id -> {resolve, reject, ws}: the socket it was asked on
     this._handlers = new Map(); // type -> Set(fn)
     this._closedByUs = false;
     this._attempt = 0;
@@ -127,12 +127,15 @@ export class ArenaConnection {
             reject(err);
           });
       };
-      ws.onmessage = (frame) => this._receive(frame.data);
+      ws.onmessage = (frame) => this._receive(frame.data, ws);
       ws.onclose = () => {
-        for (const { reject: fail } of this._pending.values()) {
+        // Only this socket's questions die with it: a replaced socket's close can arrive
+        // after its successor has sent hello, and that hello must not fail for it.
+        for (const [id, { reject: fail, ws: asked }] of this._pending) {
+          if (asked !== ws) continue;
+          this._pending.delete(id);
           fail(new ArenaError({ code: "closed", message: "connection closed" }));
         }
-        this._pending.clear();
         if (this.ws !== ws) return;
         if (this._closedByUs) {
           this._setStatus("closed");
@@ -174,7 +177,7 @@ export class ArenaConnection {
     this._setStatus("closed");
   }
 
-  _receive(data) {
+  _receive(data, ws = this.ws) {
     let message;
     try {
       message = JSON.parse(data);
@@ -188,7 +191,9 @@ export class ArenaConnection {
       if (message.type === "error") reject(new ArenaError(message));
       else resolve(message);
     }
-    this._emit(message.type, message);
+    // A replaced socket still answers what was asked on it, but its pushes are the left
+    // session's (a match, a challenge of the account signed out of): not this page's news.
+    if (ws === this.ws) this._emit(message.type, message);
   }
 
   /** Send a client message as is (no id unless it has one). */
@@ -203,7 +208,7 @@ export class ArenaConnection {
   ask(message) {
     const id = this._nextId++;
     return new Promise((resolve, reject) => {
-      this._pending.set(id, { resolve, reject });
+      this._pending.set(id, { resolve, reject, ws: this.ws });
       try {
         this.send({ ...message, id });
       } catch (err) {

@@ -62,6 +62,14 @@ def sign_in_as_guest(page: Any, name: str) -> str:
     return str(page.inner_text("#account-name"))
 
 
+def sign_in_with_token(page: Any, token: str, account: str) -> None:
+    page.click(".signin summary")
+    page.fill("#signin-token", token)
+    page.click("[data-action='token']")
+    page.wait_for_function("(n) => document.querySelector('#account-name')?.innerText === n",
+                           arg=account, timeout=TIMEOUT_MS)
+
+
 def resign(page: Any) -> None:
     page.click(".bl-prompt [data-action='resign']")
     page.click(".bl-prompt [data-action='resign']")  # the second click confirms
@@ -82,11 +90,7 @@ def test_sign_in_challenge_and_queue(arena: WebArena, browser: Any, artifacts: P
 
         # An account token signs in as that account.
         token = arena.create_account("carol", "human")
-        carol.click(".signin summary")
-        carol.fill("#signin-token", token)
-        carol.click("[data-action='token']")
-        carol.wait_for_function("() => document.querySelector('#account-name')?.innerText"
-                                " === 'carol'", timeout=TIMEOUT_MS)
+        sign_in_with_token(carol, token, "carol")
         assert carol.get_attribute("#whoami", "data-kind") == "human"
 
         # Ann challenges Bob by account name; Bob accepts.
@@ -213,11 +217,7 @@ def test_switching_account_survives_the_old_socket_closing_late(arena: WebArena,
         open_app(page, arena.http_url)
         guest = sign_in_as_guest(page, "erin")
         token = arena.create_account("erin-account", "human")
-        page.click(".signin summary")
-        page.fill("#signin-token", token)
-        page.click("[data-action='token']")
-        page.wait_for_function("() => document.querySelector('#account-name')?.innerText"
-                               " === 'erin-account'", timeout=TIMEOUT_MS)
+        sign_in_with_token(page, token, "erin-account")
         # Still that account a moment later: no fallback to a guest behind the toast.
         page.wait_for_timeout(1000)
         assert page.inner_text("#account-name") == "erin-account"

@@ -177,7 +177,7 @@ export class ArenaConnection {
     this._setStatus("closed");
   }
 
-  _receive(data, ws = this.ws) {
+  _receive(data, ws) {
     let message;
     try {
       message = JSON.parse(data);

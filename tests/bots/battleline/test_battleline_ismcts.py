@@ -186,6 +186,13 @@ def _open_plays(view: dict[str, Any], table: rollouts.Table) -> list[tuple[int, 
             if not table.fixed[n] and len(f["sides"][seat]) < 3]
 
 
+def _to_play(games: int, picked: slice) -> list[tuple[Any, int]]:
+    """Positions of ``games`` Deep Barca self-play games (the ``picked`` ones) where ``seat``
+    is the one to play a card."""
+    return [(state, seat) for state, seat in positions(games, DeepBarca())[picked]
+            if state["phase"] == "play" and seat == GAME.decision(state).seats[0]]
+
+
 def test_rollout_deals_are_the_unseen_troop_cards_and_nothing_else() -> None:
     dealt = 0
     for state, _ in positions(6)[::7]:
@@ -215,9 +222,7 @@ def test_rollout_deals_are_the_unseen_troop_cards_and_nothing_else() -> None:
 def test_rollouts_end_on_full_tables_that_keep_the_start_and_use_each_card_once(
         policy: Policy) -> None:
     checked = 0
-    for state, seat in positions(8, DeepBarca())[10::12]:
-        if state["phase"] != "play" or seat != GAME.decision(state).seats[0]:
-            continue
+    for state, seat in _to_play(8, slice(10, None, 12)):
         view, table = _table(state, seat)
         plays = _open_plays(view, table)[:3]
         if not plays:
@@ -478,9 +483,7 @@ def test_ismcts_infer_plays_whole_games_legally() -> None:
 
 def test_a_first_reply_table_makes_the_opponents_first_move_its_best_dealt_card() -> None:
     checked = 0
-    for state, seat in positions(8, DeepBarca())[6::9]:
-        if state["phase"] != "play" or seat != GAME.decision(state).seats[0]:
-            continue
+    for state, seat in _to_play(8, slice(6, None, 9)):
         view, table = _table(state, seat)
         plays = _open_plays(view, table)[:3]
         if len(plays) < 2:
@@ -511,9 +514,7 @@ def test_a_first_reply_table_makes_the_opponents_first_move_its_best_dealt_card(
 def test_first_reply_values_are_deep_barcas_for_what_the_opponent_may_hold() -> None:
     checked = 0
     bot = IsmctsBot(seed=1)
-    for state, seat in positions(10, DeepBarca())[8::10]:
-        if state["phase"] != "play" or seat != GAME.decision(state).seats[0]:
-            continue
+    for state, seat in _to_play(10, slice(8, None, 10)):
         request = request_for(GAME, state, seat)
         view = request["view"]
         actions = [a for a in request["legal_actions"]

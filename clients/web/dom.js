@@ -80,26 +80,39 @@ export function toast(text, kind = "info") {
   setTimeout(() => item.remove(), 4600);
 }
 
+const armedUntil = new Map(); // key -> when its arming lapses (ms): a re-render keeps it
+
 /** A button that asks for a second click within three seconds before it acts. */
-export function confirmButton(label, confirmLabel, onConfirm, attrs = {}) {
-  let armed = null;
+export function confirmButton(label, confirmLabel, onConfirm, attrs = {}, key = null) {
+  // `key` (e.g. the board): the armed state outlives this element, so a button drawn anew
+  // between the two clicks (an opponent's move re-renders the prompt) is still armed.
   const button = h("button", { type: "button", ...attrs }, label);
+  let armed = false;
+  let timer = null;
+  const show = (on) => {
+    armed = on;
+    button.textContent = on ? confirmLabel : label;
+    button.classList.toggle("armed", on);
+  };
+  const arm = (ms) => {
+    show(true);
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      show(false);
+      if (key !== null && !(armedUntil.get(key) > Date.now())) armedUntil.delete(key);
+    }, ms);
+  };
+  if (key !== null && armedUntil.get(key) > Date.now()) arm(armedUntil.get(key) - Date.now());
   button.addEventListener("click", () => {
     if (armed) {
-      clearTimeout(armed);
-      armed = null;
-      button.textContent = label;
-      button.classList.remove("armed");
+      clearTimeout(timer);
+      show(false);
+      if (key !== null) armedUntil.delete(key);
       onConfirm();
       return;
     }
-    button.textContent = confirmLabel;
-    button.classList.add("armed");
-    armed = setTimeout(() => {
-      armed = null;
-      button.textContent = label;
-      button.classList.remove("armed");
-    }, 3000);
+    if (key !== null) armedUntil.set(key, Date.now() + 3000);
+    arm(3000);
   });
   return button;
 }

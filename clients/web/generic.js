@@ -109,7 +109,7 @@ export class GenericBoard extends MatchTable {
       type: "button", class: "gn-action", title: JSON.stringify(action),
       dataset: { legalAction: i }, onclick: () => this.submit(action) }, compactText(action)));
     const resign = this.resign && !this.over
-      ? confirmButton("Resign", "Really resign?", () => this.resign(), { class: "subtle", dataset: { action: "resign" } })
+      ? confirmButton("Resign", "Really resign?", () => this.resign(), { class: "subtle", dataset: { action: "resign" } }, this)
       : null;
     return h("div", { class: ["bl-prompt", "gn-prompt", this.request ? "your-turn" : null] },
       h("span", { class: "prompt-text", role: "status" }, text),

@@ -504,7 +504,7 @@ export class BattleLineTable extends MatchTable {
     }
     if (this.resign && !this.over && view.phase !== "over") {
       buttons.push(confirmButton("Resign", "Really resign?", () => this.resign(),
-                                 { class: "subtle", dataset: { action: "resign" } }));
+                                 { class: "subtle", dataset: { action: "resign" } }, this));
     }
     return h("div", { class: ["bl-prompt", this.request ? "your-turn" : null] },
       h("span", { class: "prompt-text", role: "status" }, text), h("span", { class: "prompt-buttons" }, buttons));

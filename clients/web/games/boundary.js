@@ -682,7 +682,7 @@ export class BoundaryBoard extends MatchTable {
     }
     if (this.resign && !this.over) {
       buttons.push(confirmButton("Resign", "Really resign?", () => this.resign(),
-                                 { class: "subtle", dataset: { action: "resign" } }));
+                                 { class: "subtle", dataset: { action: "resign" } }, this));
     }
     const error = this.error;
     return h("div", { class: ["bl-prompt", "bd-prompt", planning ? "your-turn" : null], dataset: { state } },
